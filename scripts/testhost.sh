@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Brings this Debian machine up as Berth's test host, idempotently, as root:
+# a local Docker engine ("the laptop"), CRIU 4, the base images, and an "office server"
+# (a second engine reachable only through a real OpenSSH sshd on 127.0.0.2:2222).
+# Follows ../shared/testhost/RECIPE.md. Writes what it built to $BERTH_TESTHOST_ENV
+# (default /var/lib/berth-testhost/testhost.env) for the tests to read.
+set -euo pipefail
+
+STATE=${BERTH_TESTHOST_DIR:-/var/lib/berth-testhost}
+ENV_FILE=${BERTH_TESTHOST_ENV:-$STATE/testhost.env}
+LOGS=/var/log
+OFFICE_SOCK=/var/run/docker-office.sock
+OFFICE_ADDR=127.0.0.2
+OFFICE_PORT=2222
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+say() { printf '[testhost] %s\n' "$*" >&2; }
+need_root() { [ "$(id -u)" = 0 ] || { echo "testhost.sh must run as root" >&2; exit 1; }; }
+mirror() {
+  local m
+  m=$(grep -hoE '^URIs: *\S+' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1 | awk '{print $2}')
+  [ -n "$m" ] || m=$(grep -hoE '^deb +\S+' /etc/apt/sources.list 2>/dev/null | head -n1 | awk '{print $2}')
+  echo "${m:-http://deb.debian.org/debian}"
+}
+wait_for() { # wait_for SECONDS CMD...
+  local t=$1; shift
+  for _ in $(seq 1 $((t * 5))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  return 1
+}
+
+packages() {
+  local want=(docker.io openssh-server openssh-client debootstrap chromium tmux git busybox-static containerd psmisc iproute2 procps)
+  local missing=()
+  for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+criu4() {
+  if [ -x /usr/local/sbin/criu ] && /usr/local/sbin/criu check >/dev/null 2>&1 && criu_dump_probe; then return; fi
+  say "installing CRIU 4 from trixie into /opt/criu4"
+  mkdir -p /opt/criu4/lists/partial /opt/criu4/debs /opt/criu4/root
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) trixie main" > /opt/criu4/trixie.list
+  local O=(-o Dir::Etc::SourceList=/opt/criu4/trixie.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=/opt/criu4/lists)
+  apt-get "${O[@]}" update -qq
+  (cd /opt/criu4/debs && apt-get "${O[@]}" download -qq criu libc6 libgnutls30t64 libnftables1 libcompel1 \
+    libprotobuf-c1 libnl-3-200 libnet1 libbsd0 libuuid1 libmd0 libidn2-0 libunistring5 libtasn1-6 \
+    libnettle8t64 libhogweed6t64 libgmp10 libp11-kit0 libffi8 libmnl0 libnftnl11 libjansson4 \
+    libxtables12 libedit2 libtinfo6 libbpf1 libelf1t64 zlib1g libzstd1)
+  for d in /opt/criu4/debs/*.deb; do dpkg -x "$d" /opt/criu4/root; done
+  write_criu_wrapper ""
+  /usr/local/sbin/criu check
+  # On some VMs (Firecracker among them) hardware breakpoints never fire and CRIU's dump then
+  # waits forever for the parasite to return; CRIU_FAULT=130 makes it step with PTRACE_SYSCALL.
+  if ! criu_dump_probe; then
+    say "hardware breakpoints do not fire here: CRIU will step syscalls instead (CRIU_FAULT=130)"
+    write_criu_wrapper "export CRIU_FAULT=\${CRIU_FAULT:-130}"
+    criu_dump_probe || { echo "criu cannot dump a process on this machine" >&2; exit 1; }
+  fi
+}
+
+write_criu_wrapper() {
+  cat > /usr/local/sbin/criu <<W
+#!/bin/sh
+$1
+L=/opt/criu4/root/usr/lib/x86_64-linux-gnu
+exec \$L/ld-linux-x86-64.so.2 --library-path \$L /opt/criu4/root/usr/sbin/criu "\$@"
+W
+  chmod 755 /usr/local/sbin/criu
+}
+
+criu_dump_probe() {
+  local d pid ok=1
+  d=$(mktemp -d)
+  setsid sleep 600 </dev/null >/dev/null 2>&1 &
+  pid=$!
+  sleep 0.2
+  timeout 10 /usr/local/sbin/criu dump -t "$pid" -D "$d" -o dump.log >/dev/null 2>&1 || ok=0
+  pkill -9 -f "criu dump -t $pid" 2>/dev/null || true
+  kill -9 "$pid" 2>/dev/null || true
+  rm -rf "$d"
+  [ $ok = 1 ]
+}
+
+local_engine() {
+  mount --make-rshared / || true
+  if docker -H unix:///var/run/docker.sock info >/dev/null 2>&1; then return; fi
+  say "starting the local dockerd (--experimental)"
+  nohup setsid dockerd --experimental >"$LOGS/berth-dockerd.log" 2>&1 < /dev/null &
+  wait_for 60 docker -H unix:///var/run/docker.sock info || { tail -20 "$LOGS/berth-dockerd.log" >&2; exit 1; }
+}
+
+base_images() {
+  local dh=unix:///var/run/docker.sock
+  if ! docker -H $dh image inspect berth-base:bookworm >/dev/null 2>&1; then
+    local rootfs=/var/tmp/berth-rootfs
+    if [ ! -x $rootfs/bin/bash ] || [ ! -x $rootfs/usr/bin/tmux ]; then
+      say "debootstrap bookworm (about a minute)"
+      rm -rf $rootfs
+      debootstrap --variant=minbase --include=tmux,git,bash,procps,ca-certificates,openssh-client,openssh-sftp-server,perl-base,coreutils \
+        bookworm $rootfs "$(mirror)" >"$LOGS/berth-debootstrap.log" 2>&1
+      rm -rf $rootfs/var/cache/apt/archives/*.deb $rootfs/var/lib/apt/lists/*
+    fi
+    say "importing berth-base:bookworm"
+    tar -C $rootfs -c . | docker -H $dh import -c 'CMD ["/bin/bash"]' - berth-base:bookworm >/dev/null
+  fi
+  if ! docker -H $dh image inspect berth-tiny:latest >/dev/null 2>&1; then
+    say "importing berth-tiny:latest (static busybox)"
+    local t; t=$(mktemp -d)
+    mkdir -p "$t/bin" "$t/tmp" "$t/workspace" "$t/etc"
+    cp /bin/busybox "$t/bin/busybox"
+    for a in sh ls cat echo sleep true false head tail wc sync env mkdir rm printf date id md5sum sha256sum dd grep sed; do ln -s busybox "$t/bin/$a"; done
+    echo 'root:x:0:0:root:/root:/bin/sh' > "$t/etc/passwd"
+    tar -C "$t" -c . | docker -H $dh import -c 'CMD ["/bin/sh"]' - berth-tiny:latest >/dev/null
+    rm -rf "$t"
+  fi
+}
+
+office_engine() {
+  if ! docker -H unix://$OFFICE_SOCK info >/dev/null 2>&1; then
+    say "starting the office dockerd"
+    mkdir -p /var/lib/docker-office
+    nohup setsid dockerd --experimental --data-root /var/lib/docker-office --exec-root /var/run/docker-office \
+      --pidfile /var/run/docker-office.pid -H unix://$OFFICE_SOCK --bip 172.31.250.1/24 \
+      >"$LOGS/berth-dockerd-office.log" 2>&1 < /dev/null &
+    wait_for 60 docker -H unix://$OFFICE_SOCK info || { tail -20 "$LOGS/berth-dockerd-office.log" >&2; exit 1; }
+  fi
+  getent group docker >/dev/null || groupadd docker
+  chgrp docker $OFFICE_SOCK
+  chmod 660 $OFFICE_SOCK
+}
+
+office_sshd() {
+  id office >/dev/null 2>&1 || useradd -m -s /bin/bash office
+  usermod -p '*' office
+  usermod -aG docker office
+  mkdir -p "$STATE"
+  chmod 755 "$STATE"
+  [ -f "$STATE/office_host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$STATE/office_host_ed25519" -C office-host
+  [ -f "$STATE/office_user_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$STATE/office_user_ed25519" -C berth-test
+  install -d -m 700 -o office -g office ~office/.ssh
+  install -m 600 -o office -g office "$STATE/office_user_ed25519.pub" ~office/.ssh/authorized_keys
+  cat > "$STATE/sshd_config" <<C
+Port $OFFICE_PORT
+ListenAddress $OFFICE_ADDR
+HostKey $STATE/office_host_ed25519
+PidFile $STATE/sshd.pid
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+UsePAM no
+AllowUsers office
+AllowStreamLocalForwarding yes
+MaxSessions 64
+MaxStartups 64:30:200
+SetEnv DOCKER_HOST=unix://$OFFICE_SOCK
+Subsystem sftp internal-sftp
+C
+  mkdir -p /run/sshd
+  if [ -f "$STATE/sshd.pid" ] && kill -0 "$(cat "$STATE/sshd.pid")" 2>/dev/null; then
+    kill -HUP "$(cat "$STATE/sshd.pid")"
+  else
+    say "starting the office sshd on $OFFICE_ADDR:$OFFICE_PORT"
+    /usr/sbin/sshd -f "$STATE/sshd_config" -E "$LOGS/berth-sshd-office.log"
+  fi
+  wait_for 20 ssh -i "$STATE/office_user_ed25519" -p $OFFICE_PORT -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR office@$OFFICE_ADDR docker version \
+    || { echo "office sshd does not answer" >&2; exit 1; }
+}
+
+write_env() {
+  local fp
+  fp=$(ssh-keygen -lf "$STATE/office_host_ed25519.pub" | awk '{print $2}')
+  cat > "$ENV_FILE" <<E
+BERTH_TEST_LOCAL_SOCKET=/var/run/docker.sock
+BERTH_TEST_OFFICE_URL=ssh://office@$OFFICE_ADDR:$OFFICE_PORT
+BERTH_TEST_OFFICE_SOCKET=$OFFICE_SOCK
+BERTH_TEST_OFFICE_IDENTITY=$STATE/office_user_ed25519
+BERTH_TEST_OFFICE_HOSTKEY_FP=$fp
+BERTH_TEST_OFFICE_SSHD_PID=$STATE/sshd.pid
+BERTH_TEST_OFFICE_DATA_ROOT=/var/lib/docker-office
+BERTH_TEST_BASE_IMAGE=berth-base:bookworm
+BERTH_TEST_TINY_IMAGE=berth-tiny:latest
+BERTH_TEST_CRIU=/usr/local/sbin/criu
+E
+  chmod 644 "$ENV_FILE"
+  cat "$ENV_FILE"
+}
+
+need_root
+packages
+criu4
+local_engine
+base_images
+office_engine
+office_sshd
+write_env
+say "ready"
