@@ -1,0 +1,14 @@
+// Bundles the CLI (and the headless core it hosts as `berth daemon`) for plain Node.
+import { build } from 'esbuild'
+
+await build({
+  entryPoints: ['src/cli/berth.ts'],
+  outfile: 'out/cli/berth.cjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+})

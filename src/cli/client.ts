@@ -1,0 +1,120 @@
+// The CLI's side of the control socket: typed calls, events, and the daemon started on demand.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, openSync } from 'node:fs'
+import net from 'node:net'
+import { join } from 'node:path'
+import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../shared/contract'
+import { BerthError } from '../shared/errors'
+import { ServerFrame } from '../shared/wire'
+
+type Listener = (name: string, payload: unknown) => void
+
+export class ControlClient {
+  private nextId = 1
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: BerthError) => void }>()
+  private readonly listeners = new Set<Listener>()
+  private buf = ''
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => this.onData(chunk))
+    socket.on('close', () => {
+      for (const p of this.pending.values()) p.reject(new BerthError('internal', 'the Berth daemon closed the connection'))
+      this.pending.clear()
+    })
+    socket.on('error', () => undefined)
+  }
+
+  static connect(path: string): Promise<ControlClient> {
+    return new Promise((resolve, reject) => {
+      const s = net.connect(path)
+      s.once('connect', () => resolve(new ControlClient(s)))
+      s.once('error', reject)
+    })
+  }
+
+  private onData(chunk: string): void {
+    this.buf += chunk
+    let nl: number
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl)
+      this.buf = this.buf.slice(nl + 1)
+      const parsed = ServerFrame.safeParse(JSON.parse(line))
+      if (!parsed.success) continue
+      const f = parsed.data
+      if (f.t === 'event') {
+        for (const l of this.listeners) l(f.name, f.payload)
+        continue
+      }
+      const p = this.pending.get(f.id)
+      if (!p) continue
+      this.pending.delete(f.id)
+      if (f.t === 'result') p.resolve(f.result)
+      else p.reject(new BerthError(f.error.code, f.error.message, f.error.details))
+    }
+  }
+
+  call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      this.socket.write(JSON.stringify({ t: 'call', id, name, args }) + '\n')
+    })
+  }
+
+  on<N extends EventName>(name: N, fn: (payload: EventPayload<N>) => void): () => void {
+    const l: Listener = (n, p) => {
+      if (n === name) fn(p as EventPayload<N>)
+    }
+    this.listeners.add(l)
+    return () => this.listeners.delete(l)
+  }
+
+  close(): void {
+    this.socket.end()
+  }
+}
+
+export const controlSocket = (home: string) => join(home, 'control.sock')
+
+/** Connects to the Berth that drives this home, starting a daemon when none runs. */
+export async function connectOrStart(home: string, entry: string): Promise<ControlClient> {
+  const path = controlSocket(home)
+  try {
+    return await ControlClient.connect(path)
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    if (code !== 'ENOENT' && code !== 'ECONNREFUSED') throw e
+  }
+  startDaemon(home, entry)
+  return await waitForDaemon(home, 15_000)
+}
+
+export function startDaemon(home: string, entry: string): number {
+  mkdirSync(home, { recursive: true, mode: 0o700 })
+  const log = openSync(join(home, 'daemon.log'), 'a', 0o600)
+  const child = spawn(process.execPath, [entry, 'daemon', '--foreground'], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, BERTH_HOME: home },
+  })
+  child.unref()
+  return child.pid ?? -1
+}
+
+export async function waitForDaemon(home: string, timeoutMs: number): Promise<ControlClient> {
+  const path = controlSocket(home)
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    if (existsSync(path)) {
+      try {
+        return await ControlClient.connect(path)
+      } catch (e) {
+        last = e
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(home, 'daemon.log')}${last ? ` (${(last as Error).message})` : ''}`)
+}

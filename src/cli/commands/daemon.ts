@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runDaemon, log } from '../../main/daemon'
+import { BerthError } from '../../shared/errors'
+import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../client'
+import { bool, type Command } from '../command'
+import { printJson } from '../output'
+
+export const daemonCommands: Command[] = [
+  {
+    path: ['daemon'],
+    usage: 'berth daemon [--foreground]',
+    summary: 'run the headless core (in the background unless --foreground)',
+    options: { foreground: { type: 'boolean' } },
+    positionals: [0, 0],
+    async run(p, io) {
+      if (bool(p, 'foreground')) {
+        const d = await runDaemon(io.home)
+        log(`berth daemon ${process.pid} drives the engines for ${io.home}`)
+        const stop = () => void d.stop()
+        process.on('SIGTERM', stop)
+        process.on('SIGINT', stop)
+        await d.stopped
+        log('berth daemon stopped')
+        return 0
+      }
+      try {
+        const c = await ControlClient.connect(controlSocket(io.home))
+        const info = await c.call('daemon.info', {})
+        c.close()
+        throw new BerthError('busy', `a Berth ${info.host} (pid ${info.pid}) already drives the engines for ${io.home}`)
+      } catch (e) {
+        if (e instanceof BerthError) throw e
+      }
+      startDaemon(io.home, io.entry)
+      const c = await waitForDaemon(io.home, 15_000)
+      const info = await c.call('daemon.info', {})
+      c.close()
+      if (io.json) printJson(info)
+      else process.stdout.write(`berth daemon started (pid ${info.pid})\n`)
+      return 0
+    },
+  },
+  {
+    path: ['shutdown'],
+    usage: 'berth shutdown',
+    summary: 'stop the daemon of this BERTH_HOME',
+    positionals: [0, 0],
+    async run(_p, io) {
+      let c: ControlClient
+      try {
+        c = await ControlClient.connect(controlSocket(io.home))
+      } catch {
+        if (io.json) printJson({ stopped: false })
+        else process.stdout.write('no Berth daemon runs for this home\n')
+        return 0
+      }
+      const info = await c.call('daemon.info', {})
+      await c.call('daemon.shutdown', {})
+      c.close()
+      const deadline = Date.now() + 15_000
+      while (Date.now() < deadline && alive(info.pid)) await new Promise((r) => setTimeout(r, 50))
+      if (alive(info.pid)) throw new BerthError('internal', `the daemon (pid ${info.pid}) did not stop within 15 s`)
+      const pidFile = join(io.home, 'daemon.pid')
+      if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(info.pid)) {
+        throw new BerthError('internal', 'the daemon stopped without cleaning up its pid file')
+      }
+      if (io.json) printJson({ stopped: true, pid: info.pid })
+      else process.stdout.write(`berth daemon ${info.pid} stopped\n`)
+      return 0
+    },
+  },
+]
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

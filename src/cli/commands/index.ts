@@ -1,0 +1,7 @@
+import type { Command } from '../command'
+import { daemonCommands } from './daemon'
+import { execCommand } from './exec'
+import { serverCommands } from './server'
+import { sessionCommands } from './session'
+
+export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand]

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto'
+import { resolve } from 'node:path'
+import { EnvName } from '../../shared/contract'
+import { SessionState, type Session } from '../../shared/models'
+import { str, strs, type Command } from '../command'
+import { printFields, printJson, printTable, progressPrinter, UsageError } from '../output'
+
+export function age(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m`
+  if (s < 86400) return `${Math.floor(s / 3600)}h`
+  return `${Math.floor(s / 86400)}d`
+}
+
+export function stateLabel(s: Session): string {
+  if (s.state === 'paused' && s.mode) return `paused (${s.mode}${s.durable ? '' : ', not yet durable'})`
+  if (s.state === 'failed' && s.failure) return 'failed'
+  return s.state
+}
+
+export function showSession(s: Session): void {
+  printFields([
+    ['id', s.id],
+    ['name', s.name],
+    ['server', s.server],
+    ['state', stateLabel(s)],
+    ['failure', s.failure ?? undefined],
+    ['image', s.image],
+    ['route', s.route],
+    ['ssh', s.sshLine],
+    ['created', s.createdAt],
+    ['finished', s.finishedAt ?? undefined],
+    ['saved', s.savedAt ?? undefined],
+    ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
+    ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
+  ])
+}
+
+function parseEnv(pairs: string[], usage: string): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    const key = eq > 0 ? pair.slice(0, eq) : ''
+    if (!EnvName.safeParse(key).success) throw new UsageError(`not an environment value: ${pair} (expected K=V)`, usage)
+    env[key] = pair.slice(eq + 1)
+  }
+  return env
+}
+
+const CREATE_USAGE = 'berth session create [--server NAME] --image IMAGE [--name N] [--env K=V]... [--workspace DIR] [--json]'
+
+export const sessionCommands: Command[] = [
+  {
+    path: ['session', 'create'],
+    usage: CREATE_USAGE,
+    summary: 'create a session from an image on a server',
+    options: {
+      server: { type: 'string', short: 's' },
+      image: { type: 'string' },
+      name: { type: 'string' },
+      env: { type: 'string', short: 'e', multiple: true },
+      workspace: { type: 'string', short: 'w' },
+    },
+    positionals: [0, 0],
+    async run(p, io) {
+      const image = str(p, 'image')
+      if (!image) throw new UsageError('missing --image', CREATE_USAGE)
+      const env = parseEnv(strs(p, 'env'), CREATE_USAGE)
+      const c = await io.client()
+      const op = randomBytes(6).toString('hex')
+      await c.call('events.subscribe', { names: ['progress'] })
+      const print = progressPrinter()
+      c.on('progress', (pr) => pr.op === op && print(pr))
+      const workspace = str(p, 'workspace')
+      const s = await c.call('session.create', {
+        server: str(p, 'server'),
+        image,
+        name: str(p, 'name'),
+        env,
+        workspace: workspace ? resolve(workspace) : undefined,
+        op,
+      })
+      if (io.json) printJson(s)
+      else process.stdout.write(`${s.id}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['session', 'ls'],
+    usage: 'berth session ls [--state STATE] [--server NAME] [--json]',
+    summary: 'list sessions',
+    options: { state: { type: 'string' }, server: { type: 'string' } },
+    positionals: [0, 0],
+    async run(p, io) {
+      const state = str(p, 'state')
+      if (state && !SessionState.safeParse(state).success) {
+        throw new UsageError(`not a session state: ${state}`, 'berth session ls [--state running|paused|finished|...] [--server NAME] [--json]')
+      }
+      const list = await (await io.client()).call('session.list', { state: state as Session['state'] | undefined, server: str(p, 'server') })
+      if (io.json) printJson(list)
+      else if (list.length === 0) process.stdout.write('no sessions yet: berth session create --image IMAGE\n')
+      else printTable(list.map((s) => [s.id, s.name, s.server, stateLabel(s), s.image, age(s.createdAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'IMAGE', 'AGE'])
+      return 0
+    },
+  },
+  {
+    path: ['session', 'show'],
+    usage: 'berth session show ID [--json]',
+    summary: 'show one session',
+    positionals: [1, 1],
+    async run(p, io) {
+      const s = await (await io.client()).call('session.show', { id: p.positionals[0]! })
+      if (io.json) printJson(s)
+      else showSession(s)
+      return 0
+    },
+  },
+  {
+    path: ['finish'],
+    usage: 'berth finish ID [--force] [--json]',
+    summary: 'finish a session: its container is destroyed, its history stays',
+    options: { force: { type: 'boolean' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const s = await (await io.client()).call('session.finish', { id: p.positionals[0]!, force: p.values.force === true })
+      if (io.json) printJson(s)
+      else process.stdout.write(`session ${s.name} finished\n`)
+      return 0
+    },
+  },
+]

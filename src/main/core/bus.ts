@@ -1,0 +1,37 @@
+// The core's event bus: contract events go out through every door; internal signals (activity)
+// let one domain react to another without importing it.
+import { EventEmitter } from 'node:events'
+import type { EventName, EventPayload } from '../../shared/contract'
+
+export interface InternalEvents {
+  /** something a person or a tool did in a session (terminal input, ssh traffic, a command) */
+  activity: { sessionId: string; signal: string }
+  /** a foreground command started or ended in a session */
+  foreground: { sessionId: string; delta: 1 | -1 }
+}
+
+export class CoreBus {
+  private readonly emitter = new EventEmitter()
+
+  constructor() {
+    this.emitter.setMaxListeners(0)
+  }
+
+  emit<N extends EventName>(name: N, payload: EventPayload<N>): void {
+    this.emitter.emit('contract', name, payload)
+  }
+
+  onContract(listener: <N extends EventName>(name: N, payload: EventPayload<N>) => void): () => void {
+    this.emitter.on('contract', listener)
+    return () => this.emitter.off('contract', listener)
+  }
+
+  signal<K extends keyof InternalEvents>(name: K, payload: InternalEvents[K]): void {
+    this.emitter.emit(`internal:${name}`, payload)
+  }
+
+  on<K extends keyof InternalEvents>(name: K, listener: (payload: InternalEvents[K]) => void): () => void {
+    this.emitter.on(`internal:${name}`, listener)
+    return () => this.emitter.off(`internal:${name}`, listener)
+  }
+}

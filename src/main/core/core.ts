@@ -1,0 +1,207 @@
+// The core: plain Node, no 'electron' import. The daemon and the Electron shell host the same one.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync, rmSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { BerthError } from '../../shared/errors'
+import type { CallName } from '../../shared/contract'
+import { dispatch, type CallContext, type Handlers } from './api'
+import { CoreBus } from './bus'
+import { EngineRegistry } from './engines/engine-registry'
+import { KnownHosts } from './engines/known-hosts'
+import { ServerService } from './servers/server-service'
+import { Lifecycle } from './sessions/lifecycle'
+import { Recovery } from './sessions/recovery'
+import { SessionService } from './sessions/session-service'
+import { openDatabase, type Db } from './store/database'
+import { EventsRepo } from './store/events-repo'
+import { ServersRepo } from './store/servers-repo'
+import { SessionsRepo } from './store/sessions-repo'
+import { SettingsRepo } from './store/settings-repo'
+import { StreamHub } from './streams/stream-hub'
+import { VERSION } from './version'
+
+export interface CoreOptions {
+  home: string
+  host: 'daemon' | 'electron'
+  /** the laptop's Docker socket (default: DOCKER_HOST when it is unix://, else /var/run/docker.sock) */
+  localSocket?: string
+}
+
+export function defaultLocalSocket(): string {
+  const h = process.env.DOCKER_HOST
+  if (h?.startsWith('unix://')) return h.slice('unix://'.length)
+  return '/var/run/docker.sock'
+}
+
+/** A component a later domain plugs in: it gets the core, adds handlers, and may start work. */
+export interface CoreModule {
+  start?(): Promise<void> | void
+  stop?(): Promise<void> | void
+}
+
+export class Core {
+  readonly bus = new CoreBus()
+  readonly hub = new StreamHub()
+  readonly db: Db
+  readonly settings: SettingsRepo
+  readonly servers: ServersRepo
+  readonly sessionsRepo: SessionsRepo
+  readonly eventsRepo: EventsRepo
+  readonly knownHosts: KnownHosts
+  readonly engines: EngineRegistry
+  readonly lifecycle: Lifecycle
+  readonly serverService: ServerService
+  readonly sessions: SessionService
+  readonly recovery: Recovery
+  readonly homeId: string
+  readonly startedAt = new Date().toISOString()
+  readonly handlers: Handlers
+  private readonly modules: CoreModule[] = []
+  private closing = false
+  onShutdownRequest: () => void = () => undefined
+
+  private constructor(readonly options: CoreOptions) {
+    const home = options.home
+    mkdirSync(home, { recursive: true, mode: 0o700 })
+    this.db = openDatabase(home)
+    takeHostLock(this.db, home)
+    this.settings = new SettingsRepo(this.db)
+    this.homeId = this.settings.get<string | null>('homeId', null) ?? this.newHomeId()
+    this.servers = new ServersRepo(this.db)
+    this.sessionsRepo = new SessionsRepo(this.db)
+    this.eventsRepo = new EventsRepo(this.db)
+    this.knownHosts = new KnownHosts(home)
+    this.ensureLocalServer(options.localSocket ?? defaultLocalSocket())
+    this.engines = new EngineRegistry(this.servers, this.knownHosts, join(home, 'run'), (name) => {
+      const row = this.servers.get(name)
+      if (row) this.bus.emit('server.changed', this.serverService.toModel(row))
+    })
+    this.lifecycle = new Lifecycle(this.db, this.sessionsRepo, this.eventsRepo, (row) =>
+      this.bus.emit('session.changed', this.sessions.toModel(row)),
+    )
+    this.serverService = new ServerService(this.servers, this.sessionsRepo, this.engines, this.knownHosts, (s) =>
+      this.bus.emit('server.changed', s),
+    )
+    this.sessions = new SessionService(this.sessionsRepo, this.servers, this.lifecycle, this.engines, this.hub, this.bus, this.homeId)
+    this.recovery = new Recovery(this.sessionsRepo, this.engines, this.lifecycle, (row) => this.sessions.completeFinish(row))
+    this.handlers = this.baseHandlers()
+  }
+
+  static async open(options: CoreOptions): Promise<Core> {
+    const core = new Core(options)
+    writeFileSync(join(options.home, 'daemon.pid'), `${process.pid}\n`, { mode: 0o600 })
+    return core
+  }
+
+  /** Plugs in a domain's handlers and background work. */
+  use(module: CoreModule, handlers: Partial<Handlers> = {}): void {
+    Object.assign(this.handlers, handlers)
+    this.modules.push(module)
+  }
+
+  /** Recovery first, then every module's background work. */
+  async start(): Promise<void> {
+    await this.recovery.run()
+    for (const m of this.modules) await m.start?.()
+  }
+
+  call(name: string, args: unknown, ctx: CallContext) {
+    return dispatch(this.handlers, name, args, ctx)
+  }
+
+  private newHomeId(): string {
+    const id = randomBytes(6).toString('hex')
+    this.settings.set('homeId', id)
+    return id
+  }
+
+  private ensureLocalServer(socket: string): void {
+    const url = `unix://${socket}`
+    const row = this.servers.get('local')
+    if (!row) this.servers.insert({ name: 'local', kind: 'local', url, identity: null, hostKeyFingerprint: null, ratePerHour: 0, options: {} })
+    else if (row.url !== url) this.servers.update('local', { url })
+  }
+
+  private baseHandlers(): Handlers {
+    const s = this.sessions
+    const handlers: Partial<Handlers> = {
+      'daemon.info': () => ({ pid: process.pid, home: this.options.home, homeId: this.homeId, version: VERSION, host: this.options.host, startedAt: this.startedAt }),
+      'daemon.shutdown': () => {
+        setImmediate(() => this.onShutdownRequest())
+        return { ok: true }
+      },
+      'events.subscribe': (args, ctx) => {
+        ctx.owner.subscribe?.(args.names)
+        return { ok: true }
+      },
+      'server.add': (a) => this.serverService.add(a),
+      'server.probe': (a) => this.serverService.probe(a.url, a.identity),
+      'server.list': () => this.serverService.list(),
+      'server.remove': (a) => this.serverService.remove(a.name),
+      'server.test': (a) => this.serverService.test(a.name),
+      'session.create': (a) => s.create(a),
+      'session.list': (a) => s.list(a),
+      'session.show': (a) => s.show(a.id),
+      'session.finish': (a) => s.finish(a.id),
+      'exec.open': (a, ctx) => s.openExec(a.id, a, ctx.owner),
+      'stream.write': (a, ctx) => {
+        this.hub.write(ctx.owner, a.streamId, a.data ? Buffer.from(a.data, 'base64') : undefined, !!a.eof)
+        return { ok: true }
+      },
+      'stream.resize': (a, ctx) => {
+        this.hub.resize(ctx.owner, a.streamId, a.cols, a.rows)
+        return { ok: true }
+      },
+      'stream.ack': (a, ctx) => {
+        this.hub.ack(ctx.owner, a.streamId, a.bytes)
+        return { ok: true }
+      },
+      'stream.close': (a, ctx) => {
+        this.hub.close(ctx.owner, a.streamId)
+        return { ok: true }
+      },
+    }
+    return handlers as Handlers
+  }
+
+  /** Names of calls without a handler: a module forgot to plug in (checked by a unit test). */
+  missingHandlers(all: readonly CallName[]): CallName[] {
+    return all.filter((n) => typeof this.handlers[n] !== 'function')
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return
+    this.closing = true
+    for (const m of [...this.modules].reverse()) await Promise.resolve(m.stop?.()).catch(() => undefined)
+    await this.engines.closeAll()
+    try {
+      const pidFile = join(this.options.home, 'daemon.pid')
+      if (readFileSync(pidFile, 'utf8').trim() === String(process.pid)) rmSync(pidFile, { force: true })
+    } catch {
+      // already gone
+    }
+    this.db.close()
+  }
+}
+
+/**
+ * Only one process drives the engines for a BERTH_HOME. The database's exclusive lock is a kernel
+ * lock that dies with its process, so a crashed daemon never blocks the next one.
+ */
+function takeHostLock(db: Db, home: string): void {
+  db.pragma('busy_timeout = 0')
+  db.pragma('locking_mode = EXCLUSIVE')
+  try {
+    db.exec('BEGIN EXCLUSIVE; COMMIT')
+  } catch {
+    db.close()
+    let pid = '?'
+    try {
+      pid = readFileSync(join(home, 'daemon.pid'), 'utf8').trim()
+    } catch {
+      // no pid file yet
+    }
+    throw new BerthError('busy', `another Berth process (pid ${pid}) already drives the engines for ${home}`)
+  }
+  db.pragma('busy_timeout = 5000')
+}

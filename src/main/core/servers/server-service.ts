@@ -1,0 +1,155 @@
+// Connected servers: adding one is a confirmed trust decision (the host key's fingerprint), and
+// nothing is stored until the server has answered over ssh and Docker.
+import type { HostKeyProbe, Server, ServerTest } from '../../../shared/models'
+import { BerthError } from '../../../shared/errors'
+import type { EngineRegistry } from '../engines/engine-registry'
+import type { HostKey, KnownHosts } from '../engines/known-hosts'
+import { SshConnection } from '../engines/ssh-connection'
+import { parseSshUrl, type SshTarget } from '../engines/ssh-url'
+import type { ServerRow, ServersRepo } from '../store/servers-repo'
+import type { SessionsRepo } from '../store/sessions-repo'
+import { LIVE } from '../sessions/lifecycle'
+
+export class ServerService {
+  constructor(
+    private readonly servers: ServersRepo,
+    private readonly sessions: SessionsRepo,
+    private readonly engines: EngineRegistry,
+    private readonly knownHosts: KnownHosts,
+    private readonly changed: (s: Server) => void,
+  ) {}
+
+  toModel(row: ServerRow): Server {
+    const engine = this.engines.peek(row.name)
+    const state = row.kind === 'local' ? 'connected' : engine?.isConnected() ? 'connected' : engine ? 'disconnected' : 'unknown'
+    return {
+      name: row.name,
+      kind: row.kind,
+      url: row.url,
+      identity: row.identity,
+      hostKeyFingerprint: row.hostKeyFingerprint,
+      ratePerHour: row.ratePerHour,
+      state,
+      createdAt: row.createdAt,
+    }
+  }
+
+  list(): Server[] {
+    return this.servers.list().map((r) => this.toModel(r))
+  }
+
+  /** Reads the key a server presents, without trusting or storing it. */
+  async probe(url: string, identity?: string): Promise<HostKeyProbe> {
+    const target = parseSshUrl(url)
+    const known = this.knownHosts.lookup(target.host, target.port)
+    const presented = await this.presentedKey(target, identity)
+    return { url, keyType: presented.keyType, fingerprint: presented.fingerprint, known: known?.fingerprint === presented.fingerprint }
+  }
+
+  private async presentedKey(target: SshTarget, identity: string | undefined): Promise<HostKey> {
+    // trusted: undefined makes the handshake stop right after the server shows its key.
+    const conn = new SshConnection({ server: target.host, target, identity: identity ?? null, trusted: () => undefined, readyTimeoutMs: 8000 })
+    try {
+      await conn.get()
+    } catch (e) {
+      if (!conn.presented) throw e
+    } finally {
+      conn.close()
+    }
+    return conn.presented!
+  }
+
+  async add(args: { name: string; url: string; identity?: string | undefined; acceptHostKey?: string | undefined }): Promise<Server> {
+    if (this.servers.get(args.name)) throw new BerthError('conflict', `a server named ${args.name} already exists`)
+    const target = parseSshUrl(args.url)
+    const known = this.knownHosts.lookup(target.host, target.port)
+    // First contact: learn the presented key without trusting it.
+    const probe = await this.presentedKey(target, args.identity)
+    if (known && known.fingerprint !== probe.fingerprint) {
+      throw new BerthError(
+        'host_key_mismatch',
+        `the host key of ${target.host}:${target.port} changed: expected ${known.fingerprint}, got ${probe.fingerprint}; nothing was stored`,
+        { expected: known.fingerprint, presented: probe.fingerprint },
+      )
+    }
+    if (!known) {
+      if (!args.acceptHostKey) {
+        throw new BerthError(
+          'host_key_unconfirmed',
+          `confirm the host key of ${target.host}:${target.port}: it is ${probe.fingerprint}; if that is the server's key, add again with --accept-host-key ${probe.fingerprint}`,
+          { fingerprint: probe.fingerprint, keyType: probe.keyType },
+        )
+      }
+      if (args.acceptHostKey !== probe.fingerprint) {
+        throw new BerthError(
+          'host_key_mismatch',
+          `the host key of ${target.host}:${target.port} is ${probe.fingerprint}, not the ${args.acceptHostKey} you confirmed; nothing was stored`,
+          { expected: args.acceptHostKey, presented: probe.fingerprint },
+        )
+      }
+    }
+    // Trust the key for this check only; it is kept only when the whole check passes.
+    if (!known) this.knownHosts.add(target.host, target.port, probe)
+    const engine = this.engines.create({ name: args.name, kind: 'ssh', url: args.url, identity: args.identity ?? null })
+    try {
+      await engine.ready()
+    } catch (e) {
+      await engine.close()
+      if (!known) this.knownHosts.remove(target.host, target.port)
+      throw e
+    }
+    this.engines.adopt(args.name, engine)
+    const row = this.servers.insert({
+      name: args.name,
+      kind: 'ssh',
+      url: args.url,
+      identity: args.identity ?? null,
+      hostKeyFingerprint: probe.fingerprint,
+      ratePerHour: 0,
+      options: {},
+    })
+    const model = this.toModel(row)
+    this.changed(model)
+    return model
+  }
+
+  async remove(name: string): Promise<{ removed: boolean }> {
+    const row = this.servers.get(name)
+    if (!row) return { removed: false }
+    if (row.kind === 'local') throw new BerthError('refused', 'the local server cannot be removed')
+    const live = this.sessions.list({ server: name }).filter((s) => LIVE.includes(s.state))
+    if (live.length > 0) {
+      throw new BerthError('refused', `server ${name} still has ${live.length} live session(s): finish or move them first`)
+    }
+    await this.engines.forget(name)
+    this.servers.remove(name)
+    const target = parseSshUrl(row.url)
+    const stillUsed = this.servers.list().some((s) => s.kind === 'ssh' && s.url === row.url)
+    if (!stillUsed) this.knownHosts.remove(target.host, target.port)
+    return { removed: true }
+  }
+
+  async test(name: string): Promise<ServerTest> {
+    const engine = this.engines.get(name)
+    await engine.ready()
+    const facts = await engine.facts()
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now()
+      await engine.docker.ping()
+      times.push(performance.now() - t0)
+    }
+    times.sort((a, b) => a - b)
+    const row = this.engines.row(name)
+    this.changed(this.toModel(row))
+    return {
+      name,
+      version: facts.version,
+      apiVersion: facts.apiVersion,
+      rttMs: Math.round(times[2]! * 100) / 100,
+      checkpoint: facts.experimental && row.options.checkpoint !== false,
+      os: facts.os,
+      kernel: facts.kernel,
+    }
+  }
+}

@@ -1,0 +1,212 @@
+// The session verbs of the foundation: create, list, show, exec, finish. Every state change goes
+// through the Lifecycle (compare-and-set + events log).
+import type Dockerode from 'dockerode'
+import type { Session, SessionState } from '../../../shared/models'
+import { BerthError, oneSentence } from '../../../shared/errors'
+import type { CoreBus } from '../bus'
+import type { Engine } from '../engines/engine'
+import type { EngineRegistry } from '../engines/engine-registry'
+import { ProgressReporter } from '../progress'
+import { newRouteId, newSessionId } from '../routes/route-names'
+import { ensureImage } from '../snapshots/image-carrier'
+import { nowIso } from '../store/database'
+import type { ServersRepo } from '../store/servers-repo'
+import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
+import type { StreamHub, StreamOwner } from '../streams/stream-hub'
+import { cloneIntoSession, readWorkspace } from '../workspace/workspace-clone'
+import { containerName, containerSpec, volumeName, LABEL_HOME, LABEL_SESSION } from './container-spec'
+import { startExec, type ExecOptions } from './exec'
+import type { Lifecycle } from './lifecycle'
+
+export interface CreateSessionInput {
+  server?: string | undefined
+  image: string
+  name?: string | undefined
+  env?: Record<string, string> | undefined
+  workspace?: string | undefined
+  op?: string | undefined
+}
+
+/** Adds live parts (meter, activity, route line...) to a stored session; later issues extend it. */
+export type SessionDecorator = (row: SessionRow, model: Session) => Session
+
+export class SessionService {
+  private readonly decorators: SessionDecorator[] = []
+  /** Called with a fresh container before it starts (secrets, for instance). */
+  readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
+
+  constructor(
+    private readonly sessions: SessionsRepo,
+    private readonly servers: ServersRepo,
+    private readonly lifecycle: Lifecycle,
+    private readonly engines: EngineRegistry,
+    private readonly hub: StreamHub,
+    private readonly bus: CoreBus,
+    private readonly homeId: string,
+  ) {}
+
+  decorate(d: SessionDecorator): void {
+    this.decorators.push(d)
+  }
+
+  toModel(row: SessionRow): Session {
+    const { version: _v, idleAfterSeconds: _i, options: _o, ...rest } = row
+    let model: Session = { ...rest }
+    for (const d of this.decorators) model = d(row, model)
+    return model
+  }
+
+  resolve(ref: string): SessionRow {
+    const row = this.sessions.find(ref)
+    if (!row) throw new BerthError('not_found', `session not found: ${ref}`)
+    return row
+  }
+
+  list(filter: { state?: SessionState | undefined; server?: string | undefined }): Session[] {
+    if (filter.server) this.engines.row(filter.server)
+    return this.sessions.list(filter).map((r) => this.toModel(r))
+  }
+
+  show(ref: string): Session {
+    return this.toModel(this.resolve(ref))
+  }
+
+  /** Engines to take an image from, the local one first. */
+  candidates(): Engine[] {
+    return this.servers.list().map((s) => this.engines.get(s.name))
+  }
+
+  async create(input: CreateSessionInput): Promise<Session> {
+    const serverName = input.server ?? 'local'
+    const engine = this.engines.get(serverName)
+    if (input.name && this.sessions.liveNameTaken(input.name)) {
+      throw new BerthError('conflict', `a live session is already named ${input.name}`)
+    }
+    const id = newSessionId()
+    const route = newRouteId((r) => this.sessions.routeTaken(r))
+    const workspace = input.workspace ? await readWorkspace(input.workspace, id) : null
+    await engine.ready()
+    const at = nowIso()
+    const row: SessionRow = {
+      id,
+      name: input.name ?? route,
+      server: serverName,
+      state: 'creating',
+      mode: null,
+      pausedBy: null,
+      durable: false,
+      image: input.image,
+      containerId: null,
+      route,
+      env: input.env ?? {},
+      secrets: [],
+      workspace,
+      createdAt: at,
+      updatedAt: at,
+      finishedAt: null,
+      savedAt: null,
+      failure: null,
+      autoPause: true,
+      idleAfterSeconds: null,
+      options: {},
+      version: 0,
+    }
+    this.sessions.insert(row)
+    this.lifecycle.note(id, 'created', { server: serverName, image: input.image, route })
+    this.bus.emit('session.changed', this.toModel(row))
+    const progress = new ProgressReporter((p) => this.bus.emit('progress', p), { op: input.op, sessionId: id, server: serverName })
+    let containerId: string | null = null
+    try {
+      await ensureImage({ target: engine, ref: input.image, candidates: () => this.candidates(), progress })
+      progress.stage('create', `creating the container on ${serverName}`)
+      await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
+      const container = await engine.docker.createContainer(
+        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId }),
+      )
+      containerId = container.id
+      this.sessions.patch(id, { containerId }, nowIso())
+      for (const hook of this.beforeStart) await hook({ ...row, containerId }, engine, containerId)
+      await container.start()
+      if (workspace) {
+        progress.stage('workspace', `cloning ${workspace.dir} into /workspace`)
+        await cloneIntoSession(engine.docker, containerId, workspace)
+      }
+      const running = this.lifecycle.transition(id, { from: ['creating'], to: 'running', verb: 'create', patch: { containerId } })
+      progress.done('create', `session ${running.name} is running on ${serverName}`)
+      return this.toModel(running)
+    } catch (e) {
+      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      await removeContainerAndVolume(engine.docker, id).catch(() => undefined)
+      this.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: 'create', patch: { failure: reason, containerId: null } })
+      if (e instanceof BerthError) throw e
+      throw new BerthError('internal', `could not create the session: ${reason}`)
+    }
+  }
+
+  async finish(ref: string): Promise<Session> {
+    const row = this.resolve(ref)
+    if (row.state === 'finished') return this.toModel(row)
+    const finishing = this.lifecycle.transition(row.id, { from: ['running', 'paused', 'failed'], to: 'finishing', verb: 'finish' })
+    return this.toModel(await this.completeFinish(finishing))
+  }
+
+  /** Destroys what the session holds on its server; also used by recovery after a crash. */
+  async completeFinish(row: SessionRow): Promise<SessionRow> {
+    const engine = this.engines.get(row.server)
+    try {
+      await removeContainerAndVolume(engine.docker, row.id)
+    } catch (e) {
+      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      this.lifecycle.transition(row.id, { from: ['finishing'], to: 'failed', verb: 'finish', patch: { failure: `finish did not complete: ${reason}` } })
+      throw e
+    }
+    return this.lifecycle.transition(row.id, {
+      from: ['finishing'],
+      to: 'finished',
+      verb: 'finish',
+      patch: { finishedAt: nowIso(), containerId: null, mode: null, pausedBy: null },
+    })
+  }
+
+  /** Opens a command stream in a running session. */
+  async openExec(ref: string, opts: ExecOptions, owner: StreamOwner): Promise<{ streamId: string }> {
+    const row = this.resolve(ref)
+    if (row.state !== 'running' || !row.containerId) {
+      if (row.state === 'finished') throw new BerthError('refused', `session ${row.name} finished`)
+      throw new BerthError('conflict', `session ${row.name} is ${row.state}: it must be running to run a command`, { state: row.state })
+    }
+    const engine = this.engines.get(row.server)
+    await engine.ready()
+    const streamId = this.hub.create(owner)
+    this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
+    this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
+    let handle
+    try {
+      handle = await startExec(engine.docker, row.containerId, opts, (fd, d) => this.hub.data(streamId, fd, d))
+    } catch (e) {
+      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      this.hub.exit(streamId, null, e instanceof BerthError ? e.message : oneSentence((e as Error).message))
+      throw e
+    }
+    this.hub.attach(streamId, handle)
+    void handle.exit.then((code) => {
+      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
+      this.hub.exit(streamId, code)
+    })
+    return { streamId }
+  }
+}
+
+export async function removeContainerAndVolume(docker: Dockerode, sessionId: string): Promise<void> {
+  try {
+    await docker.getContainer(containerName(sessionId)).remove({ force: true, v: true })
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+  try {
+    await docker.getVolume(volumeName(sessionId)).remove()
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+}

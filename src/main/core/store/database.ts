@@ -1,0 +1,36 @@
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrations } from './migrations'
+
+export type Db = Database.Database
+
+/**
+ * Opens $BERTH_HOME/berth.db: WAL, and synchronous=FULL so a committed state transition survives a
+ * power cut (the lid-close path depends on it). Runs pending migrations.
+ */
+export function openDatabase(home: string): Db {
+  mkdirSync(home, { recursive: true, mode: 0o700 })
+  const db = new Database(join(home, 'berth.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  migrate(db)
+  return db
+}
+
+/** Applies every step not applied yet, in version order; each step is recorded when it commits. */
+export function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)')
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
+  for (const step of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(step.version)) continue
+    db.transaction(() => {
+      db.exec(step.sql)
+      db.prepare('INSERT INTO schema_migrations(version, applied_at) VALUES (?, ?)').run(step.version, nowIso())
+    })()
+  }
+}
+
+export const nowIso = (): string => new Date().toISOString()

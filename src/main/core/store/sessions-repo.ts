@@ -1,0 +1,212 @@
+import type { PauseMode, PausedBy, Session, SessionState, WorkspaceInfo } from '../../../shared/models'
+import type { Db } from './database'
+
+/** A session as stored; the service adds live parts (meter, activity, previews) when it shows one. */
+export type SessionRow = Omit<Session, 'meter' | 'activity' | 'previews' | 'sshLine' | 'progress'> & {
+  version: number
+  idleAfterSeconds: number | null
+  options: Record<string, unknown>
+}
+
+interface Raw {
+  id: string
+  name: string
+  server: string
+  state: SessionState
+  mode: PauseMode | null
+  paused_by: PausedBy | null
+  durable: number
+  image: string
+  container_id: string | null
+  route: string
+  env: string
+  secrets: string
+  workspace: string | null
+  auto_pause: number
+  idle_after_s: number | null
+  options: string
+  created_at: string
+  updated_at: string
+  finished_at: string | null
+  saved_at: string | null
+  failure: string | null
+  version: number
+}
+
+const fromRaw = (r: Raw): SessionRow => ({
+  id: r.id,
+  name: r.name,
+  server: r.server,
+  state: r.state,
+  mode: r.mode,
+  pausedBy: r.paused_by,
+  durable: r.durable === 1,
+  image: r.image,
+  containerId: r.container_id,
+  route: r.route,
+  env: JSON.parse(r.env) as Record<string, string>,
+  secrets: JSON.parse(r.secrets) as string[],
+  workspace: r.workspace ? (JSON.parse(r.workspace) as WorkspaceInfo) : null,
+  autoPause: r.auto_pause === 1,
+  idleAfterSeconds: r.idle_after_s,
+  options: JSON.parse(r.options) as Record<string, unknown>,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  finishedAt: r.finished_at,
+  savedAt: r.saved_at,
+  failure: r.failure,
+  version: r.version,
+})
+
+/** The columns a transition may change besides the state, keyed by the row's field names. */
+export type SessionPatch = Partial<
+  Pick<
+    SessionRow,
+    | 'mode'
+    | 'pausedBy'
+    | 'durable'
+    | 'containerId'
+    | 'server'
+    | 'image'
+    | 'env'
+    | 'workspace'
+    | 'finishedAt'
+    | 'savedAt'
+    | 'failure'
+    | 'autoPause'
+    | 'idleAfterSeconds'
+    | 'options'
+    | 'name'
+  >
+>
+
+const COLUMN: Record<keyof SessionPatch, string> = {
+  mode: 'mode',
+  pausedBy: 'paused_by',
+  durable: 'durable',
+  containerId: 'container_id',
+  server: 'server',
+  image: 'image',
+  env: 'env',
+  workspace: 'workspace',
+  finishedAt: 'finished_at',
+  savedAt: 'saved_at',
+  failure: 'failure',
+  autoPause: 'auto_pause',
+  idleAfterSeconds: 'idle_after_s',
+  options: 'options',
+  name: 'name',
+}
+
+function toColumnValue(key: keyof SessionPatch, value: unknown): unknown {
+  if (key === 'durable' || key === 'autoPause') return value ? 1 : 0
+  if (key === 'env' || key === 'options') return JSON.stringify(value ?? {})
+  if (key === 'workspace') return value ? JSON.stringify(value) : null
+  return value ?? null
+}
+
+export interface SessionFilter {
+  state?: SessionState | undefined
+  server?: string | undefined
+}
+
+export class SessionsRepo {
+  constructor(private readonly db: Db) {}
+
+  insert(s: SessionRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO sessions(id, name, server, state, mode, paused_by, durable, image, container_id, route, env, secrets,
+          workspace, auto_pause, idle_after_s, options, created_at, updated_at, finished_at, saved_at, failure, version)
+         VALUES (@id, @name, @server, @state, @mode, @pausedBy, @durable, @image, @containerId, @route, @env, @secrets,
+          @workspace, @autoPause, @idleAfterSeconds, @options, @createdAt, @updatedAt, @finishedAt, @savedAt, @failure, @version)`,
+      )
+      .run({
+        ...s,
+        durable: s.durable ? 1 : 0,
+        autoPause: s.autoPause ? 1 : 0,
+        env: JSON.stringify(s.env),
+        secrets: JSON.stringify(s.secrets),
+        workspace: s.workspace ? JSON.stringify(s.workspace) : null,
+        options: JSON.stringify(s.options),
+      })
+  }
+
+  get(id: string): SessionRow | undefined {
+    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Raw | undefined
+    return r && fromRaw(r)
+  }
+
+  /** Finds a session by id, route, or name (a live session's name wins over a finished one's). */
+  find(ref: string): SessionRow | undefined {
+    const r = this.db
+      .prepare(
+        `SELECT * FROM sessions WHERE id = @ref OR route = @ref OR name = @ref
+         ORDER BY (id = @ref) DESC, (route = @ref) DESC, (state = 'finished') ASC, created_at DESC LIMIT 1`,
+      )
+      .get({ ref }) as Raw | undefined
+    return r && fromRaw(r)
+  }
+
+  list(filter: SessionFilter = {}): SessionRow[] {
+    const where: string[] = []
+    const params: Record<string, string> = {}
+    if (filter.state) {
+      where.push('state = @state')
+      params.state = filter.state
+    }
+    if (filter.server) {
+      where.push('server = @server')
+      params.server = filter.server
+    }
+    const sql = `SELECT * FROM sessions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id`
+    return (this.db.prepare(sql).all(params) as Raw[]).map(fromRaw)
+  }
+
+  inStates(states: readonly SessionState[]): SessionRow[] {
+    const marks = states.map(() => '?').join(',')
+    return (this.db.prepare(`SELECT * FROM sessions WHERE state IN (${marks}) ORDER BY created_at`).all(...states) as Raw[]).map(fromRaw)
+  }
+
+  liveNameTaken(name: string): boolean {
+    return !!this.db.prepare("SELECT 1 FROM sessions WHERE name = ? AND state NOT IN ('finished','failed')").get(name)
+  }
+
+  routeTaken(route: string): boolean {
+    return !!this.db.prepare('SELECT 1 FROM sessions WHERE route = ?').get(route)
+  }
+
+  /**
+   * Compare-and-set: moves the row to `to` only if its state is one of `from` (and, when given, its
+   * version is `expectVersion`). Returns the number of rows changed (0 or 1).
+   */
+  compareAndSet(id: string, from: readonly SessionState[], to: SessionState, patch: SessionPatch, at: string, expectVersion?: number): number {
+    const sets = ['state = @to', 'updated_at = @at', 'version = version + 1']
+    const params: Record<string, unknown> = { id, to, at }
+    for (const [key, value] of Object.entries(patch) as [keyof SessionPatch, unknown][]) {
+      const col = COLUMN[key]
+      sets.push(`${col} = @p_${col}`)
+      params[`p_${col}`] = toColumnValue(key, value)
+    }
+    const fromMarks = from.map((_, i) => `@from${i}`).join(',')
+    from.forEach((s, i) => (params[`from${i}`] = s))
+    let sql = `UPDATE sessions SET ${sets.join(', ')} WHERE id = @id AND state IN (${fromMarks})`
+    if (expectVersion !== undefined) {
+      sql += ' AND version = @expectVersion'
+      params.expectVersion = expectVersion
+    }
+    return this.db.prepare(sql).run(params).changes
+  }
+
+  /** Changes fields that are not part of the state machine (settings of a session, savedAt). */
+  patch(id: string, patch: SessionPatch, at: string): void {
+    const sets = ['updated_at = @at']
+    const params: Record<string, unknown> = { id, at }
+    for (const [key, value] of Object.entries(patch) as [keyof SessionPatch, unknown][]) {
+      const col = COLUMN[key]
+      sets.push(`${col} = @p_${col}`)
+      params[`p_${col}`] = toColumnValue(key, value)
+    }
+    this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params)
+  }
+}

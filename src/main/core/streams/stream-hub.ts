@@ -1,0 +1,118 @@
+// Id-keyed streams (exec output, terminals): open returns an id; data, resize and close carry it.
+// Output is flow-controlled: past HIGH unacknowledged bytes the source pauses until the client
+// acknowledges down to LOW (xterm.js stalls with more than ~500 kB of backlog).
+import { randomBytes } from 'node:crypto'
+import { BerthError } from '../../../shared/errors'
+import type { EventName, EventPayload } from '../../../shared/contract'
+
+export const HIGH_WATERMARK = 512 * 1024
+export const LOW_WATERMARK = 128 * 1024
+
+/** A door connection: where a stream's events go, and who may drive it. */
+export interface StreamOwner {
+  readonly id: string
+  send<N extends EventName>(name: N, payload: EventPayload<N>): void
+}
+
+export interface StreamSource {
+  write(data: Buffer): void
+  end(): void
+  resize(cols: number, rows: number): void
+  close(): void
+  pause(): void
+  resume(): void
+}
+
+interface Entry {
+  owner: StreamOwner
+  source: StreamSource | undefined
+  unacked: number
+  paused: boolean
+  pending: Array<() => void>
+  closed: boolean
+}
+
+export class StreamHub {
+  private readonly streams = new Map<string, Entry>()
+
+  /** Registers a stream before its source exists, so early output can be routed. */
+  create(owner: StreamOwner): string {
+    const id = randomBytes(8).toString('hex')
+    this.streams.set(id, { owner, source: undefined, unacked: 0, paused: false, pending: [], closed: false })
+    return id
+  }
+
+  attach(id: string, source: StreamSource): void {
+    const e = this.streams.get(id)
+    if (!e) return source.close()
+    e.source = source
+    if (e.paused) source.pause()
+  }
+
+  data(id: string, fd: 1 | 2, chunk: Buffer): void {
+    const e = this.streams.get(id)
+    if (!e || e.closed) return
+    e.unacked += chunk.length
+    e.owner.send('stream.data', { streamId: id, fd, data: chunk.toString('base64') })
+    if (!e.paused && e.unacked > HIGH_WATERMARK) {
+      e.paused = true
+      e.source?.pause()
+    }
+  }
+
+  exit(id: string, exitCode: number | null, error?: string): void {
+    const e = this.streams.get(id)
+    if (!e || e.closed) return
+    e.closed = true
+    this.streams.delete(id)
+    e.owner.send('stream.exit', error ? { streamId: id, exitCode, error } : { streamId: id, exitCode })
+  }
+
+  private own(owner: StreamOwner, id: string): Entry {
+    const e = this.streams.get(id)
+    if (!e || e.owner.id !== owner.id) throw new BerthError('not_found', `stream not found: ${id}`)
+    return e
+  }
+
+  write(owner: StreamOwner, id: string, data: Buffer | undefined, eof: boolean): void {
+    const e = this.own(owner, id)
+    if (data && data.length) e.source?.write(data)
+    if (eof) e.source?.end()
+  }
+
+  resize(owner: StreamOwner, id: string, cols: number, rows: number): void {
+    this.own(owner, id).source?.resize(cols, rows)
+  }
+
+  ack(owner: StreamOwner, id: string, bytes: number): void {
+    const e = this.own(owner, id)
+    e.unacked = Math.max(0, e.unacked - bytes)
+    if (e.paused && e.unacked <= LOW_WATERMARK) {
+      e.paused = false
+      e.source?.resume()
+    }
+  }
+
+  close(owner: StreamOwner, id: string): void {
+    const e = this.own(owner, id)
+    this.streams.delete(id)
+    e.closed = true
+    e.source?.close()
+  }
+
+  /** A door connection went away: its streams go with it. */
+  closeAllOf(owner: StreamOwner): void {
+    for (const [id, e] of this.streams) {
+      if (e.owner.id !== owner.id) continue
+      this.streams.delete(id)
+      e.closed = true
+      e.source?.close()
+    }
+  }
+
+  countFor(predicate: (owner: StreamOwner) => boolean): number {
+    let n = 0
+    for (const e of this.streams.values()) if (predicate(e.owner)) n++
+    return n
+  }
+}

@@ -1,0 +1,55 @@
+// One client of a door (a CLI process, a browser tab, a window): it sends calls and receives their
+// results, the events it subscribed to, and the data of the streams it opened.
+import { randomBytes } from 'node:crypto'
+import type { EventName, EventPayload } from '../../shared/contract'
+import { CallFrame, type ServerFrame } from '../../shared/wire'
+import type { Core } from '../core/core'
+import type { StreamOwner } from '../core/streams/stream-hub'
+
+export class DoorConnection implements StreamOwner {
+  readonly id = randomBytes(8).toString('hex')
+  private subscribed: Set<string> | 'all' | null = null
+  private readonly unsubscribe: () => void
+  private closed = false
+
+  constructor(
+    private readonly core: Core,
+    private readonly door: 'control' | 'websocket',
+    private readonly write: (frame: ServerFrame) => void,
+  ) {
+    this.unsubscribe = core.bus.onContract((name, payload) => {
+      if (name === 'stream.data' || name === 'stream.exit') return // streams go only to their owner
+      if (this.subscribed === 'all' || this.subscribed?.has(name)) this.send(name, payload)
+    })
+  }
+
+  send<N extends EventName>(name: N, payload: EventPayload<N>): void {
+    if (!this.closed) this.write({ t: 'event', name, payload })
+  }
+
+  subscribe(names: string[] | undefined): void {
+    this.subscribed = names ? new Set(names) : 'all'
+  }
+
+  /** Handles one incoming frame; malformed frames get an error and change nothing. */
+  async receive(raw: unknown): Promise<void> {
+    const frame = CallFrame.safeParse(raw)
+    if (!frame.success) {
+      const id = typeof (raw as { id?: unknown })?.id === 'number' ? (raw as { id: number }).id : -1
+      this.write({ t: 'error', id, error: { code: 'usage', message: 'malformed frame: expected {t:"call", id, name, args}' } })
+      return
+    }
+    const { id, name, args } = frame.data
+    const envelope = await this.core.call(name, args, { owner: this, door: this.door })
+    if (this.closed) return
+    if ('result' in envelope) this.write({ t: 'result', id, result: envelope.result })
+    else this.write({ t: 'error', id, error: envelope.error })
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.unsubscribe()
+    this.core.hub.closeAllOf(this)
+  }
+}

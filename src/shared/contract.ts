@@ -1,0 +1,44 @@
+// The one contract every door carries: calls (args -> result) and events. Handlers and clients are
+// typed from these maps, so a renamed field breaks the build instead of the user.
+import { z } from 'zod'
+import { EventRecord, Progress, Server, Session, Snapshot } from './models'
+import type { CallSpec } from './contract/define'
+import { daemonCalls } from './contract/daemon'
+import { serverCalls } from './contract/servers'
+import { sessionCalls } from './contract/sessions'
+import { StreamData, StreamExit, streamCalls } from './contract/streams'
+
+export const calls = {
+  ...daemonCalls,
+  ...serverCalls,
+  ...sessionCalls,
+  ...streamCalls,
+} as const satisfies Record<string, CallSpec>
+
+export type Calls = typeof calls
+export type CallName = keyof Calls
+export type CallArgs<N extends CallName> = z.input<Calls[N]['args']>
+export type ParsedArgs<N extends CallName> = z.output<Calls[N]['args']>
+export type CallResult<N extends CallName> = z.output<Calls[N]['result']>
+
+export const events = {
+  'session.changed': Session,
+  'server.changed': Server,
+  'snapshot.changed': Snapshot,
+  'event.appended': EventRecord,
+  progress: Progress,
+  'stream.data': StreamData,
+  'stream.exit': StreamExit,
+} as const satisfies Record<string, z.ZodType>
+
+export type Events = typeof events
+export type EventName = keyof Events
+export type EventPayload<N extends EventName> = z.output<Events[N]>
+
+export const isCallName = (name: string): name is CallName => Object.prototype.hasOwnProperty.call(calls, name)
+export const isEventName = (name: string): name is EventName => Object.prototype.hasOwnProperty.call(events, name)
+
+export * from './contract/define'
+export { ServerName, SshUrl } from './contract/servers'
+export { SessionName, EnvName } from './contract/sessions'
+export { StreamId } from './contract/streams'

@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import { HostKeyProbe, Server, ServerTest } from '../models'
+import { call } from './define'
+
+export const ServerName = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z][a-z0-9-]*$/, 'a server name is lowercase letters, digits and dashes, starting with a letter')
+
+export const SshUrl = z
+  .string()
+  .regex(/^ssh:\/\/[^@\s/]+@[^:\s/]+(:\d{1,5})?\/?$/, 'a server address looks like ssh://USER@HOST:PORT')
+
+export const serverCalls = {
+  'server.add': call(
+    z.object({
+      name: ServerName,
+      url: SshUrl,
+      identity: z.string().min(1).optional(),
+      acceptHostKey: z.string().regex(/^SHA256:[A-Za-z0-9+/]+=*$/, 'a fingerprint looks like SHA256:...').optional(),
+    }),
+    Server,
+    'connect a server over ssh, after its host key fingerprint is confirmed',
+  ),
+  'server.probe': call(
+    z.object({ url: SshUrl, identity: z.string().min(1).optional() }),
+    HostKeyProbe,
+    'read a server host key fingerprint without storing anything',
+  ),
+  'server.list': call(z.object({}), z.array(Server), 'list servers'),
+  'server.remove': call(z.object({ name: ServerName }), z.object({ removed: z.boolean() }), 'forget a connected server'),
+  'server.test': call(z.object({ name: ServerName }), ServerTest, 'engine version and round-trip time of a server'),
+} as const

@@ -1,0 +1,37 @@
+import { z } from 'zod'
+import { Session, SessionState } from '../models'
+import { call, OpId, SessionRef } from './define'
+import { ServerName } from './servers'
+
+export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment name is letters, digits and _')
+export const SessionName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a session name is letters, digits, dot, dash and underscore')
+
+export const sessionCalls = {
+  'session.create': call(
+    z.object({
+      server: ServerName.optional(),
+      image: z.string().min(1).max(256),
+      name: SessionName.optional(),
+      env: z.record(EnvName, z.string()).optional(),
+      workspace: z.string().min(1).optional(),
+      op: OpId,
+    }),
+    Session,
+    'create a session from an image on a server',
+  ),
+  'session.list': call(
+    z.object({ state: SessionState.optional(), server: ServerName.optional() }),
+    z.array(Session),
+    'list sessions',
+  ),
+  'session.show': call(z.object({ id: SessionRef }), Session, 'show one session'),
+  'session.finish': call(
+    z.object({ id: SessionRef, force: z.boolean().optional() }),
+    Session,
+    'finish a session: its container is destroyed, its row stays in history',
+  ),
+} as const

@@ -1,0 +1,159 @@
+// The data Berth shows and stores, as zod schemas so every door validates what crosses it.
+// Imports nothing from node, electron or the DOM.
+import { z } from 'zod'
+
+export const SESSION_STATES = [
+  'creating',
+  'running',
+  'pausing',
+  'paused',
+  'resuming',
+  'moving',
+  'restarting',
+  'finishing',
+  'finished',
+  'failed',
+] as const
+export const SessionState = z.enum(SESSION_STATES)
+export type SessionState = z.infer<typeof SessionState>
+
+/** memory: CRIU checkpoint; frozen: cgroup freezer + committed disk; disk: committed filesystem only. */
+export const PauseMode = z.enum(['memory', 'frozen', 'disk'])
+export type PauseMode = z.infer<typeof PauseMode>
+
+/** Who asked for the pause: a user's pause is never undone by a background event. */
+export const PausedBy = z.enum(['user', 'policy', 'idle'])
+export type PausedBy = z.infer<typeof PausedBy>
+
+export const WorkspaceInfo = z.object({
+  dir: z.string(),
+  branch: z.string(),
+  base: z.string(),
+})
+export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>
+
+export const Meter = z.object({
+  cpuSeconds: z.number(),
+  peakMemoryBytes: z.number(),
+  memoryBytes: z.number(),
+  diskBytes: z.number(),
+  cpuPercent: z.number(),
+  runningSeconds: z.number(),
+  cost: z.number(),
+  ratePerHour: z.number(),
+  sampledAt: z.string().nullable(),
+})
+export type Meter = z.infer<typeof Meter>
+
+export const Activity = z.object({
+  idleAfterSeconds: z.number().nullable(),
+  lastActiveAt: z.string().nullable(),
+  lastSignal: z.string().nullable(),
+  status: z.string(),
+})
+export type Activity = z.infer<typeof Activity>
+
+export const Preview = z.object({ port: z.number().int(), url: z.string() })
+export type Preview = z.infer<typeof Preview>
+
+export const Session = z.object({
+  id: z.string(),
+  name: z.string(),
+  server: z.string(),
+  state: SessionState,
+  mode: PauseMode.nullable(),
+  pausedBy: PausedBy.nullable(),
+  durable: z.boolean(),
+  image: z.string(),
+  containerId: z.string().nullable(),
+  route: z.string(),
+  env: z.record(z.string(), z.string()),
+  secrets: z.array(z.string()),
+  workspace: WorkspaceInfo.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  savedAt: z.string().nullable(),
+  failure: z.string().nullable(),
+  autoPause: z.boolean(),
+  meter: Meter.optional(),
+  activity: Activity.optional(),
+  previews: z.array(Preview).optional(),
+  sshLine: z.string().optional(),
+  progress: z.lazy(() => Progress).nullable().optional(),
+})
+export type Session = z.infer<typeof Session>
+
+export const ServerKind = z.enum(['local', 'ssh'])
+export const Server = z.object({
+  name: z.string(),
+  kind: ServerKind,
+  url: z.string(),
+  identity: z.string().nullable(),
+  hostKeyFingerprint: z.string().nullable(),
+  ratePerHour: z.number(),
+  state: z.enum(['connected', 'disconnected', 'unknown']),
+  createdAt: z.string(),
+})
+export type Server = z.infer<typeof Server>
+
+export const ServerTest = z.object({
+  name: z.string(),
+  version: z.string(),
+  apiVersion: z.string(),
+  rttMs: z.number(),
+  checkpoint: z.boolean(),
+  os: z.string(),
+  kernel: z.string(),
+})
+export type ServerTest = z.infer<typeof ServerTest>
+
+export const HostKeyProbe = z.object({
+  url: z.string(),
+  keyType: z.string(),
+  fingerprint: z.string(),
+  known: z.boolean(),
+})
+export type HostKeyProbe = z.infer<typeof HostKeyProbe>
+
+export const SnapshotKind = z.enum(['memory+disk', 'disk'])
+export const Snapshot = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  kind: SnapshotKind,
+  sessionId: z.string().nullable(),
+  server: z.string(),
+  sizeBytes: z.number(),
+  parentSnapshot: z.string().nullable(),
+  createdAt: z.string(),
+  auto: z.boolean(),
+  testRestored: z.boolean(),
+  tags: z.array(z.string()),
+})
+export type Snapshot = z.infer<typeof Snapshot>
+
+export const EventRecord = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  sessionId: z.string().nullable(),
+  kind: z.string(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+})
+export type EventRecord = z.infer<typeof EventRecord>
+
+/** Long work (image carry, move, fork) reports its stage and bytes as it goes. */
+export const Progress = z.object({
+  op: z.string(),
+  sessionId: z.string().nullable(),
+  server: z.string().nullable(),
+  stage: z.string(),
+  bytes: z.number(),
+  total: z.number().nullable(),
+  rate: z.number().nullable(),
+  done: z.boolean(),
+  message: z.string(),
+})
+export type Progress = z.infer<typeof Progress>

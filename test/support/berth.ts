@@ -1,0 +1,142 @@
+// A user's Berth in a fresh BERTH_HOME, driven through the real CLI (bin/berth).
+import { spawn, type SpawnOptions } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import Dockerode from 'dockerode'
+import { testHost } from './testhost'
+import { connectOrStart } from '../../src/cli/client'
+import type { CallArgs, CallName, CallResult } from '../../src/shared/contract'
+
+export const ROOT = resolve(__dirname, '..', '..')
+export const BIN = join(ROOT, 'bin', 'berth')
+
+export interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export class BerthHome {
+  readonly home: string
+
+  constructor(readonly label = 'test') {
+    this.home = mkdtempSync(join(tmpdir(), `berth-${label}-`))
+  }
+
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return { ...process.env, BERTH_HOME: this.home, ...extra }
+  }
+
+  /** Runs `berth ARGS...` and waits for it. */
+  run(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+    return new Promise((res, rej) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: this.env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] } as SpawnOptions)
+      const out: Buffer[] = []
+      const err: Buffer[] = []
+      child.stdout!.on('data', (d: Buffer) => out.push(d))
+      child.stderr!.on('data', (d: Buffer) => err.push(d))
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL')
+        rej(new Error(`berth ${args.join(' ')} did not finish within ${(opts.timeoutMs ?? 120_000) / 1000} s`))
+      }, opts.timeoutMs ?? 120_000)
+      child.on('close', (code) => {
+        clearTimeout(timer)
+        res({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })
+      })
+      child.stdin!.end(opts.input)
+    })
+  }
+
+  /** Runs a verb that must succeed with --json and returns its parsed output. */
+  async json<T = any>(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<T> {
+    const r = await this.run([...args, '--json'], opts)
+    if (r.code !== 0) throw new Error(`berth ${args.join(' ')} exited ${r.code}: ${r.stderr.trim()}`)
+    return JSON.parse(r.stdout) as T
+  }
+
+  async addOffice(name = 'office'): Promise<void> {
+    const h = testHost()
+    await this.json(['server', 'add', name, h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+  }
+
+  daemonPid(): number | undefined {
+    const f = join(this.home, 'daemon.pid')
+    return existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) : undefined
+  }
+
+  /** Calls the running core through its control socket (the contract, as the CLI does). */
+  async call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> {
+    const c = await connectOrStart(this.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
+    try {
+      return await c.call(name, args)
+    } finally {
+      c.close()
+    }
+  }
+
+  async homeId(): Promise<string> {
+    return (await this.call('daemon.info', {})).homeId
+  }
+
+  /** Stops the daemon and removes every container and volume this home made, on both engines. */
+  async cleanup(): Promise<void> {
+    const pid = this.daemonPid()
+    await this.run(['shutdown'], { timeoutMs: 30_000 }).catch(() => undefined)
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone
+      }
+    }
+    await removeLabelled(this.home)
+    rmSync(this.home, { recursive: true, force: true })
+  }
+}
+
+export const localDocker = () => new Dockerode({ socketPath: testHost().localSocket })
+export const officeDocker = () => new Dockerode({ socketPath: testHost().officeSocket })
+
+/** Containers and volumes of sessions made from this home, found by its homeId label. */
+export async function containersOf(docker: Dockerode, homeId: string) {
+  return await docker.listContainers({ all: true, filters: { label: [`berth.home=${homeId}`] } })
+}
+
+async function removeLabelled(home: string): Promise<void> {
+  let homeId: string | undefined
+  try {
+    const Database = (await import('better-sqlite3')).default
+    const db = new Database(join(home, 'berth.db'), { readonly: true })
+    const row = db.prepare("SELECT value FROM settings WHERE key = 'homeId'").get() as { value: string } | undefined
+    db.close()
+    homeId = row ? (JSON.parse(row.value) as string) : undefined
+  } catch {
+    return
+  }
+  if (!homeId) return
+  for (const docker of [localDocker(), officeDocker()]) {
+    const cs = await docker.listContainers({ all: true, filters: { label: [`berth.home=${homeId}`] } }).catch(() => [])
+    for (const c of cs) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)
+    const vs = await docker.listVolumes({ filters: { label: [`berth.home=${homeId}`] } }).catch(() => ({ Volumes: [] }))
+    for (const v of vs.Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined)
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls until `f` returns a truthy value. */
+export async function until<T>(f: () => Promise<T> | T, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    try {
+      const v = await f()
+      if (v) return v as NonNullable<T>
+    } catch (e) {
+      last = e
+    }
+    await sleep(100)
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
+}

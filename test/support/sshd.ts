@@ -1,0 +1,113 @@
+// A private OpenSSH sshd in front of the office engine, owned by one test: it can be stopped,
+// killed, or restarted with another host key without disturbing anyone else's connection.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { testHost } from './testhost'
+import { sleep } from './berth'
+
+export class PrivateSshd {
+  readonly dir = mkdtempSync(join(tmpdir(), 'berth-sshd-'))
+  private proc: ChildProcess | undefined
+
+  constructor(readonly port: number) {
+    this.newHostKey()
+  }
+
+  get url(): string {
+    return `ssh://office@127.0.0.2:${this.port}`
+  }
+
+  newHostKey(): string {
+    rmSync(join(this.dir, 'host_key'), { force: true })
+    rmSync(join(this.dir, 'host_key.pub'), { force: true })
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(this.dir, 'host_key')])
+    return this.fingerprint()
+  }
+
+  fingerprint(): string {
+    return execFileSync('ssh-keygen', ['-lf', join(this.dir, 'host_key.pub')], { encoding: 'utf8' }).split(' ')[1]!
+  }
+
+  async start(): Promise<void> {
+    const h = testHost()
+    writeFileSync(
+      join(this.dir, 'sshd_config'),
+      [
+        `Port ${this.port}`,
+        'ListenAddress 127.0.0.2',
+        `HostKey ${join(this.dir, 'host_key')}`,
+        `PidFile ${join(this.dir, 'sshd.pid')}`,
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'UsePAM no',
+        'AllowUsers office',
+        `SetEnv DOCKER_HOST=unix://${h.officeSocket}`,
+      ].join('\n') + '\n',
+    )
+    this.proc = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(this.dir, 'sshd_config')], { stdio: 'ignore' })
+    for (let i = 0; i < 100; i++) {
+      try {
+        execFileSync('ssh', ['-i', h.officeIdentity, '-p', String(this.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no',
+          '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', 'office@127.0.0.2', 'true'], { stdio: 'ignore', timeout: 5000 })
+        return
+      } catch {
+        await sleep(100)
+      }
+    }
+    throw new Error(`the private sshd on port ${this.port} did not start`)
+  }
+
+  /** Stops the listener and every connection it serves. */
+  async stop(): Promise<void> {
+    const p = this.proc
+    this.proc = undefined
+    if (!p || p.exitCode !== null) return
+    const exited = new Promise((r) => p.once('exit', r))
+    try {
+      // the per-connection sshd processes are the listener's children
+      execFileSync('pkill', ['-KILL', '-P', String(p.pid)], { stdio: 'ignore' })
+    } catch {
+      // no connection was open
+    }
+    p.kill('SIGTERM')
+    await exited
+  }
+
+  cleanup(): void {
+    try {
+      const pid = Number(readFileSync(join(this.dir, 'sshd.pid'), 'utf8'))
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // not running
+    }
+    this.proc?.kill('SIGKILL')
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+/** The pids of sshd processes that serve TCP connections coming from `clientPid`. */
+export function sshdChildrenServing(clientPid: number, port: number): number[] {
+  const out = execFileSync('ss', ['-tnpH', 'state', 'established'], { encoding: 'utf8' })
+  const clientPorts = new Set<string>()
+  const lines = out.split('\n')
+  for (const l of lines) {
+    if (!l.includes(`pid=${clientPid},`)) continue
+    const cols = l.trim().split(/\s+/)
+    const local = cols[2]
+    const peer = cols[3]
+    if (peer?.endsWith(`:${port}`) && local) clientPorts.add(local)
+  }
+  const pids: number[] = []
+  for (const l of lines) {
+    const cols = l.trim().split(/\s+/)
+    const local = cols[2]
+    const peer = cols[3]
+    if (local?.endsWith(`:${port}`) && peer && clientPorts.has(peer)) {
+      const m = /sshd",pid=(\d+)/.exec(l)
+      if (m) pids.push(Number(m[1]))
+    }
+  }
+  return pids
+}

@@ -1,0 +1,40 @@
+// What scripts/testhost.sh built on this machine (it writes testhost.env for the tests to read).
+import { existsSync, readFileSync } from 'node:fs'
+
+export interface TestHost {
+  localSocket: string
+  officeUrl: string
+  officeSocket: string
+  officeIdentity: string
+  officeFingerprint: string
+  officeSshdPid: string
+  officeDataRoot: string
+  baseImage: string
+  tinyImage: string
+}
+
+let cached: TestHost | undefined
+
+export function testHost(): TestHost {
+  if (cached) return cached
+  const file = process.env.BERTH_TESTHOST_ENV ?? '/var/lib/berth-testhost/testhost.env'
+  if (!existsSync(file)) throw new Error(`no test host: ${file} is missing; run scripts/testhost.sh as root first`)
+  const env = Object.fromEntries(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  ) as Record<string, string>
+  cached = {
+    localSocket: env.BERTH_TEST_LOCAL_SOCKET!,
+    officeUrl: env.BERTH_TEST_OFFICE_URL!,
+    officeSocket: env.BERTH_TEST_OFFICE_SOCKET!,
+    officeIdentity: env.BERTH_TEST_OFFICE_IDENTITY!,
+    officeFingerprint: env.BERTH_TEST_OFFICE_HOSTKEY_FP!,
+    officeSshdPid: env.BERTH_TEST_OFFICE_SSHD_PID!,
+    officeDataRoot: env.BERTH_TEST_OFFICE_DATA_ROOT!,
+    baseImage: env.BERTH_TEST_BASE_IMAGE!,
+    tinyImage: env.BERTH_TEST_TINY_IMAGE!,
+  }
+  return cached
+}
