@@ -2,10 +2,12 @@
 // typed from these maps, so a renamed field breaks the build instead of the user.
 import { z } from 'zod'
 import { EventRecord, Progress, Server, Session, Snapshot } from './models'
+import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
 import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
+import { settingsCalls } from './contract/settings'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
 
 export const calls = {
@@ -13,6 +15,7 @@ export const calls = {
   ...serverCalls,
   ...sessionCalls,
   ...streamCalls,
+  ...settingsCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -27,6 +30,7 @@ export const events = {
   'snapshot.changed': Snapshot,
   'event.appended': EventRecord,
   progress: Progress,
+  'settings.changed': Settings,
   'stream.data': StreamData,
   'stream.exit': StreamExit,
 } as const satisfies Record<string, z.ZodType>

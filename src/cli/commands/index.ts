@@ -3,5 +3,6 @@ import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
+import { settingsCommands } from './settings'
 
-export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand]
+export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands]

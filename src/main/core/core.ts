@@ -9,6 +9,7 @@ import { CoreBus } from './bus'
 import { EngineRegistry } from './engines/engine-registry'
 import { KnownHosts } from './engines/known-hosts'
 import { ServerService } from './servers/server-service'
+import { SettingsService } from './settings/settings-service'
 import { Lifecycle } from './sessions/lifecycle'
 import { Recovery } from './sessions/recovery'
 import { SessionService } from './sessions/session-service'
@@ -43,7 +44,8 @@ export class Core {
   readonly bus = new CoreBus()
   readonly hub = new StreamHub()
   readonly db: Db
-  readonly settings: SettingsRepo
+  readonly settingsRepo: SettingsRepo
+  readonly settings: SettingsService
   readonly servers: ServersRepo
   readonly sessionsRepo: SessionsRepo
   readonly eventsRepo: EventsRepo
@@ -65,8 +67,9 @@ export class Core {
     mkdirSync(home, { recursive: true, mode: 0o700 })
     this.db = openDatabase(home)
     takeHostLock(this.db, home)
-    this.settings = new SettingsRepo(this.db)
-    this.homeId = this.settings.get<string | null>('homeId', null) ?? this.newHomeId()
+    this.settingsRepo = new SettingsRepo(this.db)
+    this.settings = new SettingsService(this.settingsRepo, this.bus)
+    this.homeId = this.settingsRepo.get<string | null>('homeId', null) ?? this.newHomeId()
     this.servers = new ServersRepo(this.db)
     this.sessionsRepo = new SessionsRepo(this.db)
     this.eventsRepo = new EventsRepo(this.db)
@@ -111,7 +114,7 @@ export class Core {
 
   private newHomeId(): string {
     const id = randomBytes(6).toString('hex')
-    this.settings.set('homeId', id)
+    this.settingsRepo.set('homeId', id)
     return id
   }
 
@@ -134,6 +137,8 @@ export class Core {
         ctx.owner.subscribe?.(args.names)
         return { ok: true }
       },
+      'settings.get': () => this.settings.get(),
+      'settings.set': (a) => this.settings.set(a.patch),
       'server.add': (a) => this.serverService.add(a),
       'server.probe': (a) => this.serverService.probe(a.url, a.identity),
       'server.list': () => this.serverService.list(),

@@ -1,0 +1,32 @@
+import { Settings, SettingsPatch, type Settings as SettingsT } from '../../../shared/settings'
+import type { CoreBus } from '../bus'
+import type { SettingsRepo } from '../store/settings-repo'
+
+const KEY = 'settings'
+
+/** Settings are stored as one JSON object; reading fills in defaults for keys never set. */
+export class SettingsService {
+  constructor(
+    private readonly repo: SettingsRepo,
+    private readonly bus: CoreBus,
+  ) {}
+
+  get(): SettingsT {
+    const stored = this.repo.get<Record<string, unknown>>(KEY, {})
+    // a value another version stored that no longer validates falls back to its default
+    const valid: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(stored)) {
+      const schema = Settings.shape[key as keyof SettingsT]
+      if (schema?.safeParse(value).success) valid[key] = value
+    }
+    return Settings.parse(valid)
+  }
+
+  set(patch: SettingsPatch): SettingsT {
+    const checked = SettingsPatch.parse(patch)
+    const next = Settings.parse({ ...this.get(), ...checked })
+    this.repo.set(KEY, next)
+    this.bus.emit('settings.changed', next)
+    return next
+  }
+}

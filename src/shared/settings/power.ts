@@ -1,0 +1,11 @@
+import { z } from 'zod'
+
+// What happens around sleep and idleness (issue 3 owns these keys).
+export const powerSettings = {
+  /** on sleep, pause every running session, only those marked auto-pause, or nothing */
+  onSleep: z.enum(['all', 'marked', 'nothing']).default('all'),
+  /** on wake, resume the sessions the sleep policy paused (user-paused ones stay paused) */
+  resumeOnWake: z.boolean().default(true),
+  /** idle time before a session pauses itself; 0 turns idle auto-pause off */
+  idleAfterSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(600),
+}
