@@ -6,9 +6,12 @@ import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
 import { serverCalls } from './contract/servers'
+import { secretCalls } from './contract/secrets'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
+import { snapshotCalls } from './contract/snapshots'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
+import { workspaceCalls } from './contract/workspace'
 
 export const calls = {
   ...daemonCalls,
@@ -16,6 +19,9 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...snapshotCalls,
+  ...workspaceCalls,
+  ...secretCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
