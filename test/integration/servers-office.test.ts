@@ -77,6 +77,19 @@ describe('connected servers', () => {
     }
   })
 
+  it('removes a server only when no live session runs there, and forgets its host key', async () => {
+    const s = await berth.json(['session', 'create', '--server', 'office', '--image', h.tinyImage])
+    const busy = await berth.run(['server', 'rm', 'office'])
+    expect(busy.code).toBe(1)
+    expect(busy.stderr).toContain('still has 1 live session')
+    await berth.json(['finish', s.id])
+    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: true })
+    expect(readFileSync(join(berth.home, 'known_hosts'), 'utf8')).not.toContain('127.0.0.2')
+    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: false })
+    const local = await berth.run(['server', 'rm', 'local'])
+    expect(local.code).toBe(1)
+  })
+
   it('says a server is unreachable with exit 4 and a clear reason', async () => {
     const r = await berth.run(['server', 'add', 'nowhere', 'ssh://office@127.0.0.2:1', '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
     expect(r.code).toBe(4)
