@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     )
     // ssh reads ~/.ssh/config from the passwd entry, not $HOME: put an ssh that names the config first on PATH
     writeFileSync(join(cliHome, 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F ${join(cliHome, '.ssh', 'config')} "$@"\n`, { mode: 0o755 })
-    const cliEnv = { ...process.env, HOME: cliHome, PATH: `${cliHome}:${process.env.PATH}` }
+    const cliEnv: NodeJS.ProcessEnv = { ...process.env, HOME: cliHome, PATH: `${cliHome}:${process.env.PATH}` }
     delete cliEnv.DOCKER_HOST
     const cli = (args: string[]) => run('docker', ['-H', `ssh://${user}@${host}:${port}`, ...args], { env: cliEnv })
 
