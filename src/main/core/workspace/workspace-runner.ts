@@ -74,6 +74,7 @@ async function execScript(engine: Engine, containerId: string, script: string, i
     h.write(input)
     h.end()
   }
-  const code = await h.exit
+  const { code, dropped } = await h.exit
+  if (dropped) throw new BerthError('unreachable', `lost the connection to ${engine.name} while working on the workspace; try again`)
   return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }
 }
