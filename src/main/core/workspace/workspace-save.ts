@@ -78,6 +78,14 @@ git update-ref refs/heads/main "$MERGE" "$M"
 echo "merge=$MERGE"
 echo "main=$MERGE"`
 
+/**
+ * After a save the session branch moves to the merge (same tree, so no file changes): the session's
+ * next work then builds on main, and the next save is again a plain --no-ff merge.
+ */
+const FOLLOW_SCRIPT = `set -e
+cd /workspace
+git update-ref "refs/heads/$BERTH_BRANCH" "$BERTH_MERGE" "$BERTH_SESSION"`
+
 const BUNDLE_SCRIPT = `set -e
 cd /workspace
 git bundle create -q - refs/heads/main "^$BERTH_HAVE"`
@@ -175,6 +183,8 @@ export async function saveWorkspace(opts: {
     if (bundle.code !== 0) throw new BerthError('internal', `could not bundle the saved work: ${oneSentence(bundle.stderr || `exit ${bundle.code}`)}`)
     const wrote = await writeBack(ws.dir, row.id, bundle.stdout, newMain, main)
     if (wrote === 'moved') continue // someone moved DIR's main while we merged: merge again
+    const followed = await run(FOLLOW_SCRIPT, undefined, { ...env, BERTH_MERGE: merge, BERTH_SESSION: commit })
+    if (followed.code !== 0) throw new BerthError('internal', `saved, but could not move ${ws.branch} to the merge: ${oneSentence(followed.stderr || `exit ${followed.code}`)}`)
     return { commit, merge, main: newMain, changed: true, mainMoved, files }
   }
   throw new BerthError('conflict', `save gave up: ${ws.dir}'s main kept moving while saving; try again`)
