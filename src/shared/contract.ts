@@ -5,6 +5,9 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
+import { meterCalls } from './contract/meter'
+import { pauseCalls } from './contract/pause'
+import { powerCalls } from './contract/power'
 import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
@@ -16,6 +19,9 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...pauseCalls,
+  ...powerCalls,
+  ...meterCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -46,3 +52,5 @@ export * from './contract/define'
 export { ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
+export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
+export { PowerEvent, PowerEventResult } from './contract/power'
