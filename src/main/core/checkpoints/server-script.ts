@@ -119,18 +119,20 @@ EOF
   return 0
 }
 mount_sources() { docker inspect -f '{{range .Mounts}}{{println .Source}}{{end}}' "$1" 2>/dev/null; }
-# The filesystems holding a container's files: its writable layer (the data root) and its volumes.
-# syncfs (sync -f) on one path of each writes everything dirty on it, checkpoint files included.
-sync_container_fs() {
-  { echo "$2"; mount_sources "$1"; } | while IFS= read -r p; do
+# sync_paths PATH...: syncfs (sync -f) of the filesystem of each path: everything dirty on it is
+# written, checkpoint files included. Non-root users may not open paths inside Docker's data root:
+# their filesystem is reached through its mount point instead.
+sync_paths() {
+  for p in "$@"; do
     [ -n "$p" ] || continue
-    # non-root users may not open paths inside the data root: sync its mount point instead
     sync -f "$p" 2>/dev/null && continue
     mp=$(df -P "$p" 2>/dev/null | awk 'NR == 2 {print $6}')
     if [ -n "$mp" ] && sync -f "$mp" 2>/dev/null; then continue; fi
     sync
   done
 }
+# The filesystems holding a container's files: its writable layer (in the data root) and its volumes.
+sync_container_fs() { sync_paths "$2" $(mount_sources "$1" | tr '\n' ' '); }
 
 # ----------------------------------------------------------------------------------- checkpoints --
 # Layout (Docker's own): ROOT/containers/CID/checkpoints/NAME, restorable by docker start --checkpoint.
@@ -138,26 +140,74 @@ sync_container_fs() {
 # checkpoint folder, so Docker copies only the small images through containerd when it restores.
 UP=../../../../../../../../../../../../../../../..
 
-# root-checkpoint CID ROOT NAME PID: a CRIU dump through containerd's own client, which writes the
-# images straight to disk (Docker's API copies them through containerd's content store: 10x slower).
+# end_exec_sessions INIT_PID: ends the processes of the container that do not descend from its
+# init: \`docker exec\` sessions (terminal clients such as \`tmux attach\`, commands run through exec).
+# CRIU dumps only init's tree, so an attached tmux client makes the dump fail ("external socket")
+# and any other exec process would be silently lost; views (tmux servers) are in the tree and stay.
+# Read from the container's cgroup with shell builtins only (a fork costs 20 ms on small VMs).
+end_exec_sessions() {
+  init=$1; procs=
+  while IFS=: read -r _ ctl path; do
+    case ",$ctl," in
+      *,pids,*|*,freezer,*|*,memory,*) f=/sys/fs/cgroup/\${ctl%%,*}$path/cgroup.procs ;;
+      ,,) f=/sys/fs/cgroup$path/cgroup.procs ;;
+      *) continue ;;
+    esac
+    [ -r "$f" ] && { procs=$f; break; }
+  done < "/proc/$init/cgroup"
+  [ -n "$procs" ] || { echo 0; return 0; }
+  ended=
+  while read -r p; do
+    [ "$p" = "$init" ] && continue
+    q=$p inside=
+    while [ -n "$q" ] && [ "$q" != 0 ] && [ "$q" != 1 ]; do
+      ppid=
+      while read -r k v; do [ "$k" = PPid: ] && { ppid=$v; break; }; done < "/proc/$q/status" 2>/dev/null
+      [ "$ppid" = "$init" ] && { inside=1; break; }
+      q=$ppid
+    done
+    [ -n "$inside" ] || ended="$ended $p"
+  done < "$procs"
+  n=0
+  for p in $ended; do kill -HUP "$p" 2>/dev/null && n=$((n + 1)); done
+  if [ $n -gt 0 ]; then
+    sleep 0.1
+    for p in $ended; do kill -KILL "$p" 2>/dev/null; done
+  fi
+  echo $n
+}
+cmd_root_end_execs() { shift; end_exec_sessions "$1"; }
+
+# root-checkpoint CID ROOT NAME PID [SYNC_PATH...]: a CRIU dump through containerd's own client,
+# which writes the images straight to disk (Docker's API copies them through containerd's content
+# store: 10x slower and never fsync'd). Prints "stage stopped" once the container is stopped, then
+# makes everything durable and prints "bytes N".
 cmd_root_checkpoint() {
-  shift; id=$1 root=$2 name=$3 pid=$4
+  shift; id=$1 root=$2 name=$3 pid=$4; shift 4
   c=$root/containers/$id
   cpd=$c/checkpoints/$name stage=$c/berth/stage-$name pages=$c/berth/pages-$name work=$c/berth/work-$name
   [ -e "$cpd" ] && { log "checkpoint $name already exists"; return 3; }
   command -v ctr >/dev/null 2>&1 || { log "ctr (containerd's client) is not installed"; return 4; }
-  rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
-  shim=$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
-  sock=$(tr '\0' '\n' < "/proc/$shim/cmdline" 2>/dev/null | awk 'p {print; exit} /^-address$/ {p=1}')
-  ns=$(tr '\0' '\n' < "/proc/$shim/cmdline" 2>/dev/null | awk 'p {print; exit} /^-namespace$/ {p=1}')
+  shim='' sock='' ns=''
+  while read -r k v; do [ "$k" = PPid: ] && { shim=$v; break; }; done < "/proc/$pid/status"
+  prev=
+  for a in $(tr '\0' ' ' < "/proc/$shim/cmdline" 2>/dev/null); do
+    case $prev in -address) sock=$a ;; -namespace) ns=$a ;; esac
+    prev=$a
+  done
   [ -S "$sock" ] || { log "containerd socket not found for pid $pid"; return 4; }
+  rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  n=$(end_exec_sessions "$pid")
+  [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   timeout 600 ctr -a "$sock" -n "\${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
     log "dump failed (ctr exit $rc)"; tail -n 5 "$work/dump.log" >&2 2>/dev/null
+    echo "note $(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)"
     rm -rf "$stage" "$pages"
     return 5
   fi
+  echo "stage stopped"
   for f in "$stage"/pages-*.img; do
     [ -e "$f" ] || continue
     b=\${f##*/}; mv "$f" "$pages/$b" && ln -s "$UP$pages/$b" "$stage/$b" || return 6
@@ -168,6 +218,8 @@ cmd_root_checkpoint() {
   sync "$pages"/* "$stage"/* "$pages" "$stage" || return 8
   mv "$stage" "$cpd" || return 7
   sync "$c/checkpoints" "$cpd" "$c/berth"
+  # the writable layer and the volumes (syncfs of each filesystem)
+  for p in "$@"; do sync -f "$p" 2>/dev/null; done
   echo "bytes $bytes"
 }
 # root-checkpoint-info CID ROOT NAME: "layout L", "bytes N", "path P"... of a complete checkpoint.
@@ -211,28 +263,43 @@ cmd_root_remove_checkpoint() {
 }
 cmd_root_probe() { shift; command -v ctr >/dev/null 2>&1 && echo "ctr yes" || echo "ctr no"; echo "uid $(id -u)"; }
 
+# run_root_checkpoint NAME: the fast dump, its status lines relayed into this job's status.
+run_root_checkpoint() {
+  out=$STATE/root-$name.$$
+  { as_root root-checkpoint "$CID" "$ROOT" "$1" "$PID" $SYNC_PATHS; echo "rc $?"; } | while IFS= read -r line; do
+    case $line in
+      "stage "*) stage "$(echo "$line" | cut -d' ' -f2)" memory ;;
+      "note "*) emit "$line" ;;
+      *) printf '%s\n' "$line" >> "$out" ;;
+    esac
+  done
+  rc=1
+  while read -r k v; do case $k in rc) rc=$v ;; bytes) BYTES=$v ;; esac; done < "$out"
+  rm -f "$out"
+  return "$rc"
+}
+
 # checkpoint_memory C NAME METHOD: stops the container with its memory in checkpoint NAME.
 # Never trusts an engine's answer alone: success is a complete checkpoint and a stopped container.
 checkpoint_memory() {
   c=$1 name=$2 method=$3
   if [ "$method" = fast ]; then
-    if out=$(as_root root-checkpoint "$CID" "$ROOT" "$name" "$PID"); then
-      BYTES=$(echo "$out" | awk '/^bytes / {print $2}'); LAYOUT='split'
-      # Docker records the task's exit by itself; wait until it has
-      i=0; while [ $i -lt 200 ]; do inspect_container "$c"; [ "$STATUS" = exited ] && break; i=$((i + 1)); sleep 0.02; done
-      return 0
-    fi
+    if run_root_checkpoint "$name"; then LAYOUT='split'; return 0; fi
     rc=$?
     inspect_container "$c"
     # the dump failed before the kill: processes were resumed, so Docker's own path can still try
     [ "$STATUS" = running ] || { REASON="the fast checkpoint failed (code $rc) and the container is $STATUS"; return 1; }
     emit "note the fast checkpoint failed (code $rc); trying Docker's own checkpoint"
+  elif can_root 2>/dev/null; then
+    n=$(as_root root-end-execs "$PID")
+    [ "\${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   fi
   err=$(docker checkpoint create "$c" "$name" 2>&1)
   inspect_container "$c"
   listed=
   docker checkpoint ls "$c" 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$name" && listed=1
   if [ "$STATUS" != running ] && [ -n "$listed" ]; then
+    stage stopped memory
     [ -n "$err" ] && [ "$err" != "$name" ] && emit "note docker answered: $(echo "$err" | head -n 1) (checkpoint verified)"
     LAYOUT=docker; BYTES=0
     if can_root 2>/dev/null; then
@@ -250,16 +317,25 @@ checkpoint_memory() {
 # pause CONTAINER SNAPSHOT MODE METHOD IMAGE: the whole server-side part of a pause.
 #   MODE memory|frozen|disk; METHOD fast|docker (memory only); IMAGE the tag a disk snapshot gets.
 # Stages: begin, stopped (the sandbox no longer runs: the core may answer), durable (on disk).
+#   The core may pass what it already knows (CID PID UPPER and the volume paths) to spare this
+#   script the docker CLI calls (100-200 ms each) on the fast path.
 cmd_pause() {
-  shift; c=$1 name=$2 mode=$3 method=$4 image=$5
-  inspect_container "$c" || fail "container $c not found"
+  shift; c=$1 name=$2 mode=$3 method=$4 image=$5; shift 5
+  if [ $# -ge 3 ] && [ "$1" != - ]; then
+    CID=$1 PID=$2 UPPER=$3 STATUS=running; shift 3
+    ROOT=\${UPPER%/overlay2/*}
+    [ "$ROOT" != "$UPPER" ] || ROOT=$(docker info -f '{{.DockerRootDir}}')
+    SYNC_PATHS="$UPPER $*"
+  else
+    inspect_container "$c" || fail "container $c not found"
+    SYNC_PATHS="$UPPER $(mount_sources "$c" | tr '\n' ' ')"
+  fi
   stage begin
   [ "$STATUS" = running ] || [ "$STATUS" = paused ] || fail "the container is $STATUS, not running"
   LAYOUT='' BYTES=0 REASON='' fallback=''
   if [ "$mode" = memory ]; then
     if checkpoint_memory "$c" "$name" "$method"; then
-      stage stopped memory
-      sync_container_fs "$c" "$ROOT"
+      [ "$LAYOUT" = split ] || sync_paths "$ROOT" $SYNC_PATHS
       stage durable
       emit "result {\"mode\":\"memory\",\"checkpoint\":\"$name\",\"layout\":\"$LAYOUT\",\"bytes\":\${BYTES:-0}}"
       return 0
@@ -286,7 +362,7 @@ cmd_pause() {
     image=
   fi
   rm -f "$STATE/commit-$name.err"
-  sync_container_fs "$c" "$ROOT"
+  sync_paths "$ROOT" $SYNC_PATHS
   stage durable
   emit "result {\"mode\":\"$mode\",\"image\":$(json_str "$image"),\"bytes\":\${size:-0},\"fallback\":$(json_str "$fallback")}"
 }
@@ -324,7 +400,7 @@ cmd_resume() {
     restarted "$c" && ok=1
     if [ -z "$ok" ]; then
       # Docker sometimes reports "already exists" for content it then restores on a second try
-      case $err in *"already exists"*) err=$(docker start --checkpoint "$name" "$c" 2>&1); restarted "$c" && ok=1 ;; esac
+      case $err in *"already exists"*) sleep 1; err=$(docker start --checkpoint "$name" "$c" 2>&1); restarted "$c" && ok=1 ;; esac
     fi
     if [ -z "$ok" ] && [ "$STATUS" != running ] && can_root 2>/dev/null; then
       if as_root root-checkpoint-info "$CID" "$ROOT" "$name" | grep -q '^layout split'; then
@@ -355,6 +431,7 @@ cmd_checkpoint_create() {
   shift; c=$1 name=$2 method=\${3:-docker}
   inspect_container "$c" || fail "container $c not found"
   [ "$STATUS" = running ] || fail "the container is $STATUS, not running"
+  SYNC_PATHS="$UPPER $(mount_sources "$c" | tr '\n' ' ')"
   checkpoint_memory "$c" "$name" "$method" || fail "$REASON"
   sync_container_fs "$c" "$ROOT"
   echo "layout $LAYOUT"; echo "bytes \${BYTES:-0}"
@@ -370,6 +447,8 @@ cmd_checkpoint_remove() {
   if can_root 2>/dev/null; then as_root root-remove-checkpoint "$CID" "$ROOT" "$2"; fi
   echo "removed 1"
 }
+# after-restore CID ROOT NAME: the clean-up a fast restore leaves for later (off its critical path).
+cmd_after_restore() { shift; if can_root 2>/dev/null; then as_root root-after-restore "$1" "$2" "$3"; fi; }
 cmd_image_remove() { shift; for i in "$@"; do docker rmi "$i" >/dev/null 2>&1; done; return 0; }
 cmd_sync() { shift; inspect_container "$1" || fail "container $1 not found"; sync_container_fs "$1" "$ROOT"; echo "synced 1"; }
 # probe: what this server offers: "uid N", "ctr yes|no", "root yes|no"
@@ -384,7 +463,7 @@ case $cmd in
   run-job) shift; cmd_run_job "$@" ;;
   follow) shift; cmd_follow "$@" ;;
   forget) shift; cmd_forget "$@" ;;
-  pause|resume|checkpoint-create|checkpoint-info|checkpoint-remove|image-remove|sync|probe|root-*)
+  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|image-remove|sync|probe|root-*)
     "cmd_$(echo "$cmd" | tr - _)" "$@" ;;
   *) echo "usage: berth-server.sh detach|follow|forget|pause|resume|checkpoint-*|sync|probe ..." >&2; exit 2 ;;
 esac
