@@ -346,11 +346,17 @@ cmd_pause() {
     emit "fallback $fallback"
   fi
   if [ "$mode" = frozen ]; then
-    if [ "$STATUS" != paused ]; then docker pause "$c" >/dev/null || fail "docker pause failed"; fi
+    # the freezer can miss a busy process tree ("unable to freeze"): try again a few times
+    i=0
+    while [ "$STATUS" != paused ]; do
+      err=$(docker pause "$c" 2>&1 >/dev/null) && break
+      i=$((i + 1)); [ $i -ge 5 ] && fail "docker pause failed: $(echo "$err" | head -n 1)"
+      sleep 0.2; inspect_container "$c"
+    done
     stage stopped frozen
   else
     if [ "$STATUS" = paused ]; then docker unpause "$c" >/dev/null; fi
-    if [ "$STATUS" != exited ]; then docker stop -t 10 "$c" >/dev/null || fail "docker stop failed"; fi
+    if [ "$STATUS" != exited ]; then err=$(docker stop -t 10 "$c" 2>&1 >/dev/null) || fail "docker stop failed: $(echo "$err" | head -n 1)"; fi
     stage stopped disk
   fi
   # the committed disk snapshot; without it the session still resumes from its own (synced) files

@@ -295,7 +295,7 @@ export class PauseService implements PauseApi {
         in: ['paused'],
         patch: { durable: true },
         kind: 'pause-durable',
-        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, ms: msSince(t0) },
+        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
       })
       if (row) for (const f of this.onDurable) f(row, pause)
       void this.d.checkpoints.runner(pause.server).forget([pause.job])
