@@ -5,6 +5,7 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
+import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
@@ -16,6 +17,7 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...routeCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls

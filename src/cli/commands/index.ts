@@ -1,8 +1,9 @@
 import type { Command } from '../command'
 import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
+import { routeCommands } from './routes'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
 import { settingsCommands } from './settings'
 
-export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands]
+export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands, ...routeCommands]
