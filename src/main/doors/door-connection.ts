@@ -3,7 +3,9 @@
 import { randomBytes } from 'node:crypto'
 import type { EventName, EventPayload } from '../../shared/contract'
 import { CallFrame, type ServerFrame } from '../../shared/wire'
+import type { CallContext } from '../core/api'
 import type { Core } from '../core/core'
+import type { Envelope } from '../../shared/wire'
 import type { StreamOwner } from '../core/streams/stream-hub'
 
 export class DoorConnection implements StreamOwner {
@@ -14,7 +16,7 @@ export class DoorConnection implements StreamOwner {
 
   constructor(
     private readonly core: Core,
-    private readonly door: 'control' | 'websocket',
+    private readonly door: CallContext['door'],
     private readonly write: (frame: ServerFrame) => void,
   ) {
     this.unsubscribe = core.bus.onContract((name, payload) => {
@@ -40,10 +42,19 @@ export class DoorConnection implements StreamOwner {
       return
     }
     const { id, name, args } = frame.data
-    const envelope = await this.core.call(name, args, { owner: this, door: this.door })
+    const envelope = await this.call(name, args)
     if (this.closed) return
     if ('result' in envelope) this.write({ t: 'result', id, result: envelope.result })
     else this.write({ t: 'error', id, error: envelope.error })
+  }
+
+  /** One call through the core on behalf of this connection (the IPC door uses it directly). */
+  call(name: string, args: unknown): Promise<Envelope<unknown>> {
+    return this.core.call(name, args, { owner: this, door: this.door })
+  }
+
+  get isClosed(): boolean {
+    return this.closed
   }
 
   close(): void {

@@ -1,0 +1,39 @@
+// Only one process drives the engines for a home. When the app starts while a headless
+// `berth daemon` holds it, the app asks that daemon to stop and takes over: the user opened the
+// app to see their sessions, and the CLI keeps working through the app's control socket.
+import { Core } from '../core/core'
+import { BerthError } from '../../shared/errors'
+import { ControlClient, controlSocket } from '../../cli/client'
+
+export async function openCoreTakingOver(home: string, timeoutMs = 20_000): Promise<Core> {
+  try {
+    return await Core.open({ home, host: 'electron' })
+  } catch (e) {
+    if (!(e instanceof BerthError) || e.code !== 'busy') throw e
+  }
+  const client = await ControlClient.connect(controlSocket(home))
+  let pid: number
+  try {
+    const info = await client.call('daemon.info', {})
+    if (info.host !== 'daemon') throw new BerthError('busy', `another Berth window (pid ${info.pid}) already drives the engines for ${home}`)
+    pid = info.pid
+    await client.call('daemon.shutdown', {})
+  } finally {
+    client.close()
+  }
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return await Core.open({ home, host: 'electron' })
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new BerthError('busy', `the Berth daemon (pid ${pid}) did not stop within ${timeoutMs / 1000} s`)
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,23 @@
+// What the renderer sees as `window.berth`: the contract's calls and events, nothing else. The
+// Electron preload provides it over IPC; in a browser (`berth serve`) the renderer builds the same
+// object over the WebSocket door. Types only: this file has no runtime part.
+import type { CallArgs, CallName, CallResult, EventName, EventPayload } from './contract'
+import type { Envelope } from './wire'
+
+export interface BerthBridge {
+  /** which door the renderer talks through */
+  readonly host: 'electron' | 'browser'
+  readonly core: {
+    /** Calls the core; errors come back in the envelope, never as a thrown error without its code. */
+    call<N extends CallName>(name: N, args: CallArgs<N>): Promise<Envelope<CallResult<N>>>
+    /** Listens to a contract event; returns the function that stops listening. */
+    on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void
+  }
+  readonly app: {
+    /** Opens an allow-listed address (docs, a session's preview) in the user's browser. */
+    openExternal(url: string): Promise<boolean>
+    /** Clipboard text through the shell (Electron) where the page has no clipboard permission. */
+    readClipboard?(): Promise<string>
+    writeClipboard?(text: string): Promise<void>
+  }
+}
