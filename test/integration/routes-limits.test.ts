@@ -197,6 +197,64 @@ describe('gateway limits', () => {
     }
   })
 
+  it('shrugs off odd requests: repeated starts, requests out of order, floods of env, odd sizes and names', async () => {
+    const c = await connect(a.route)
+    c.on('error', () => undefined)
+    type Proto = {
+      shell(ch: number, reply: boolean): void
+      exec(ch: number, cmd: string, reply: boolean): void
+      subsystem(ch: number, name: string, reply: boolean): void
+      windowChange(ch: number, rows: number, cols: number, h: number, w: number): void
+      pty(ch: number, rows: number, cols: number, h: number, w: number, term: string, modes: unknown, reply: boolean): void
+      signal(ch: number, name: string): void
+      env(ch: number, key: string, val: string, reply: boolean): void
+      openssh_agentForward(ch: number, reply: boolean): void
+    }
+    const proto = (c as unknown as { _protocol: Proto })._protocol
+    const ch = await exec(c, 'echo first; sleep 2; echo done')
+    const id = (ch as unknown as { outgoing: { id: number } }).outgoing.id
+    let out = ''
+    ch.on('data', (d: Buffer) => (out += d.toString()))
+    ch.stderr.resume()
+    for (let i = 0; i < 200; i++) proto.env(id, `X${i}`, 'v'.repeat(20_000), true)
+    proto.shell(id, true)
+    proto.exec(id, 'echo second', true)
+    proto.subsystem(id, 'sftp', true)
+    proto.subsystem(id, 'no-such-subsystem', true)
+    proto.windowChange(id, 0, 0, 0, 0)
+    proto.windowChange(id, 1_000_000, 1_000_000, 0, 0)
+    proto.pty(id, 0, 99999, 0, 0, 'x\u0000y; rm -rf /', undefined, true)
+    proto.openssh_agentForward(id, true)
+    const code = await new Promise<number>((r) => ch.on('exit', (x: number) => r(x)))
+    expect(code).toBe(0)
+    expect(out).toBe('first\ndone\n')
+    // channels nobody may open: a remote listener, a unix socket, a subsystem that does not exist
+    await expect(new Promise((res, rej) => c.forwardIn('127.0.0.1', 0, (e) => (e ? rej(e) : res(undefined))))).rejects.toThrow()
+    await expect(new Promise((res, rej) => c.openssh_forwardOutStreamLocal('/var/run/docker.sock', (e) => (e ? rej(e) : res(undefined))))).rejects.toThrow()
+    await expect(new Promise((res, rej) => c.subsys('no-such-subsystem', (e) => (e ? rej(e) : res(undefined))))).rejects.toThrow()
+    // a pty with absurd sizes still gives a working shell
+    const shell = await new Promise<ClientChannel>((res, rej) =>
+      c.shell({ rows: 0, cols: 1_000_000, term: 'bogus term' }, (e, s) => (e ? rej(e) : res(s))),
+    )
+    let screen = ''
+    shell.on('data', (d: Buffer) => (screen += d.toString()))
+    shell.write('echo "shell $((6*7))"; exit\n')
+    await new Promise<void>((r) => shell.on('close', () => r()))
+    expect(screen).toContain('shell 42')
+    // a signal request reaches the command (as sshd delivers it)
+    const trapped = await exec(c, 'trap "echo got-int; exit 3" INT; echo ready; sleep 30 & wait')
+    let said = ''
+    trapped.on('data', (d: Buffer) => (said += d.toString()))
+    trapped.stderr.resume()
+    await until(() => said.includes('ready'), 'the command to start')
+    trapped.signal('INT')
+    const trappedCode = await new Promise<number>((r) => trapped.on('exit', (x: number) => r(x)))
+    expect(said).toBe('ready\ngot-int\n')
+    expect(trappedCode).toBe(3)
+    c.end()
+    expect((await user.ssh(port, a.route, 'echo fine')).stdout).toBe('fine\n')
+  })
+
   it('survives garbage on its port', async () => {
     for (const payload of [randomBytes(256 * 1024), Buffer.concat([Buffer.from('SSH-2.0-garbage\r\n'), randomBytes(64 * 1024)]), Buffer.from('GET / HTTP/1.1\r\n\r\n')]) {
       await new Promise<void>((resolve) => {

@@ -47,8 +47,19 @@ export class PreviewProxy {
   private boundPort = 0
 
   constructor(private readonly deps: PreviewDeps) {
-    this.server = http.createServer((req, res) => void this.onRequest(req, res))
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onUpgrade(req, socket, head))
+    // nothing a browser sends may take the core down: a failure answers 500 and is logged
+    this.server = http.createServer((req, res) =>
+      this.onRequest(req, res).catch((e: Error) => {
+        deps.log(`preview proxy: ${e.message}`)
+        answer(res, 500, 'the preview proxy failed on this request')
+      }),
+    )
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.onUpgrade(req, socket, head).catch((e: Error) => {
+        deps.log(`preview proxy: ${e.message}`)
+        socket.destroy()
+      }),
+    )
     this.server.on('clientError', (_e, socket) => socket.destroy())
     this.server.headersTimeout = 30_000
     this.server.requestTimeout = 0
@@ -211,7 +222,7 @@ function forwardHeaders(req: IncomingMessage): Record<string, string | string[]>
 }
 
 function answer(res: ServerResponse, status: number, message: string): void {
-  if (res.headersSent) return void res.destroy()
+  if (res.headersSent || res.destroyed) return void res.destroy()
   const body = `<!doctype html><meta charset="utf-8"><title>Berth preview</title><p>${escapeHtml(message)}</p>\n`
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) })
   res.end(body)

@@ -194,10 +194,18 @@ export class SshGateway {
         ctx.reject(['publickey'])
       }
     })
-    client.on('ready', () => this.onReady(conn))
+    client.on('ready', () => {
+      try {
+        this.onReady(conn)
+      } catch (e) {
+        this.deps.log(`ssh gateway: ${(e as Error).message}`)
+        client.end()
+      }
+    })
     client.on('session', (accept, reject) => {
       if (conn.channels >= this.limits.maxChannelsPerConnection) return reject()
       const session = accept()
+      if (!session) return
       conn.channels++
       conn.lastActive = Date.now()
       session.once('close', () => {
@@ -207,7 +215,10 @@ export class SshGateway {
       this.serveSession(conn, session)
     })
     client.on('tcpip', (accept, reject, info) => {
-      this.forward(conn, accept, reject, info).catch(() => reject())
+      this.forward(conn, accept, reject, info).catch((e: Error) => {
+        this.deps.log(`ssh gateway: a forward from ${conn.route ?? '?'} failed: ${e.message}`)
+        reject()
+      })
     })
   }
 
@@ -287,10 +298,16 @@ export class SshGateway {
       agentRequested = true
       accept?.()
     })
-    const start = (channel: ServerChannel, spec: Omit<ProcessSpec, 'tty' | 'env'>) => {
+    // accept() gives nothing for a second shell/exec/subsystem on the same channel: ignore those
+    const start = (channel: ServerChannel | undefined, spec: Omit<ProcessSpec, 'tty' | 'env'>) => {
+      if (!channel) return
       this.run(conn, channel, spec, env, pty, agentRequested, (r) => (running = r)).catch((e: Error) => {
         this.deps.log(`ssh gateway: ${conn.route ?? '?'}: ${e.message}`)
-        channel.close()
+        try {
+          channel.close()
+        } catch {
+          // already closed
+        }
       })
     }
     session.on('shell', (accept) => start(accept(), { kind: 'shell' }))
@@ -435,6 +452,11 @@ export class SshGateway {
       return
     }
     const channel = accept()
+    if (!channel) {
+      uncount()
+      upstream.destroy()
+      return
+    }
     const sessionId = conn.sessionId
     const touch = () => {
       conn.lastActive = Date.now()
