@@ -176,6 +176,31 @@ describe('ssh routes through the gateway', () => {
     expect(reverse.stderr).toMatch(/remote port forwarding failed/i)
   })
 
+  it('forwards the ssh agent only when the setting allows it', async () => {
+    const started = execFileSync('ssh-agent', ['-s', '-a', join(user.home, 'agent.sock')], { encoding: 'utf8' })
+    const agentPid = Number(/SSH_AGENT_PID=(\d+)/.exec(started)![1])
+    const agentEnv = { SSH_AUTH_SOCK: join(user.home, 'agent.sock') }
+    try {
+      execFileSync('ssh-add', [user.key], { env: { ...process.env, ...agentEnv }, stdio: 'ignore' })
+      const fingerprint = execFileSync('ssh-keygen', ['-lf', `${user.key}.pub`], { encoding: 'utf8' }).split(' ')[1]!
+      const off = await user.ssh(port, a.route, 'echo "[${SSH_AUTH_SOCK:-}]"', { extra: ['-A'], env: agentEnv })
+      expect(off.stdout).toBe('[]\n')
+      await berth.json(['settings', 'set', 'allowAgentForwarding', 'true'])
+      const on = await user.ssh(port, a.route, 'ssh-add -l; ls -ld "$(dirname "$SSH_AUTH_SOCK")" | cut -c1-10', { extra: ['-A'], env: agentEnv })
+      expect(on.stderr).toBe('')
+      expect(on.stdout).toContain(fingerprint)
+      expect(on.stdout).toContain('drwx------')
+      // without -A the session gets no agent even when allowed
+      const notAsked = await user.ssh(port, a.route, 'echo "[${SSH_AUTH_SOCK:-}]"', { env: agentEnv })
+      expect(notAsked.stdout).toBe('[]\n')
+      // the relay leaves nothing behind
+      await until(async () => (await user.ssh(port, a.route, 'ls -d /tmp/berth-agent-* 2>/dev/null | wc -l')).stdout.trim() === '0', 'the agent socket to go')
+    } finally {
+      await berth.json(['settings', 'set', 'allowAgentForwarding', 'false'])
+      process.kill(agentPid, 'SIGTERM')
+    }
+  })
+
   it('refuses a wrong key, passwords, and unknown routes alike', async () => {
     const wrong = await stranger.ssh(port, a.route, 'true')
     expect(wrong.code).toBe(255)

@@ -38,6 +38,13 @@ while (1) { for my $fh ($sel->can_read) {
 
 const MAX_FRAME = 1024 * 1024
 
+/** One agent connection inside the container and the client channel that serves it. */
+interface AgentConn {
+  channel: import('ssh2').ServerChannel | undefined
+  queue: Buffer[]
+  ended: boolean
+}
+
 export interface ForwardedAgent {
   socketPath: string
   stop(): void
@@ -60,7 +67,7 @@ export class AgentForwarding {
     })
     const stream = (await exec.start({ hijack: true, stdin: true })) as import('node:stream').Duplex
     stream.on('error', () => undefined)
-    const channels = new Map<number, import('ssh2').ServerChannel>()
+    const conns = new Map<number, AgentConn>()
     const send = (type: 'd' | 'c', id: number, data: Buffer = Buffer.alloc(0)) => {
       if (stream.destroyed) return
       const head = Buffer.alloc(9)
@@ -87,23 +94,38 @@ export class AgentForwarding {
         const data = inbox.subarray(9, 9 + len)
         inbox = inbox.subarray(9 + len)
         if (type === 'o') {
+          // the request usually follows in the same chunk: hold it until the client's channel is open
+          const conn: AgentConn = { channel: undefined, queue: [], ended: false }
+          conns.set(id, conn)
           openAgentChannel(client).then(
             (ch) => {
-              channels.set(id, ch)
               ch.on('error', () => undefined)
+              if (conns.get(id) !== conn) return void ch.close()
+              conn.channel = ch
               ch.on('data', (d: Buffer) => send('d', id, d))
               ch.once('close', () => {
-                if (channels.delete(id)) send('c', id)
+                if (conns.get(id) === conn) {
+                  conns.delete(id)
+                  send('c', id)
+                }
               })
+              for (const d of conn.queue.splice(0)) ch.write(d)
+              if (conn.ended) ch.end()
             },
-            () => send('c', id),
+            () => {
+              conns.delete(id)
+              send('c', id)
+            },
           )
         } else if (type === 'd') {
-          channels.get(id)?.write(Buffer.from(data))
+          const conn = conns.get(id)
+          if (conn?.channel) conn.channel.write(Buffer.from(data))
+          else if (conn && conn.queue.length < 64) conn.queue.push(Buffer.from(data))
         } else if (type === 'c') {
-          const ch = channels.get(id)
-          channels.delete(id)
-          ch?.end()
+          const conn = conns.get(id)
+          conns.delete(id)
+          if (conn?.channel) conn.channel.end()
+          else if (conn) conn.ended = true
         }
       }
     }
@@ -122,8 +144,8 @@ export class AgentForwarding {
     stream.pipe(reader)
     stream.once('close', () => {
       settle?.('-the agent relay stopped')
-      for (const ch of channels.values()) ch.close()
-      channels.clear()
+      for (const c of conns.values()) c.channel?.close()
+      conns.clear()
     })
     const timer = setTimeout(() => settle?.('-the agent relay did not start'), 10_000)
     const line = await ready
