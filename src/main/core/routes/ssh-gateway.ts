@@ -313,7 +313,7 @@ export class SshGateway {
     session.on('shell', (accept) => start(accept(), { kind: 'shell' }))
     session.on('exec', (accept, _reject, info) => start(accept(), { kind: 'exec', command: info.command }))
     session.on('subsystem', (accept, reject, info) => {
-      if (info.name !== 'sftp') return reject()
+      if (info.name !== 'sftp') return reject?.()
       start(accept(), { kind: 'sftp' })
     })
   }
