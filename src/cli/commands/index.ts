@@ -1,6 +1,10 @@
 import type { Command } from '../command'
 import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
+import { meterCommands } from './meter'
+import { pauseCommands } from './pause'
+import { powerCommands } from './power'
+import { routeCommands } from './routes'
 import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
@@ -15,6 +19,10 @@ export const commands: Command[] = [
   ...sessionCommands,
   execCommand,
   ...settingsCommands,
+  ...pauseCommands,
+  ...powerCommands,
+  ...meterCommands,
+  ...routeCommands,
   ...snapshotCommands,
   ...sessionVerbCommands,
   ...workspaceCommands,

@@ -29,6 +29,7 @@ export function showSession(s: Session): void {
     ['image', s.image],
     ['route', s.route],
     ['ssh', s.sshLine],
+    ...(s.previews ?? []).map((p, i): [string, string] => [i === 0 ? 'previews' : '', `${p.url}  (port ${p.port})`]),
     ['created', s.createdAt],
     ['finished', s.finishedAt ?? undefined],
     ['saved', s.savedAt ?? undefined],
@@ -36,7 +37,16 @@ export function showSession(s: Session): void {
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
     ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
+    ['paused by', s.state === 'paused' || s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
+    ['activity', s.activity?.status],
+    ['meter', s.meter ? meterLine(s.meter) : undefined],
   ])
+}
+
+function meterLine(m: NonNullable<Session['meter']>): string {
+  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
+  const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${Math.round(m.runningSeconds)} s${cost}`
 }
 
 export function parseEnv(pairs: string[], usage: string): Record<string, string> {

@@ -152,7 +152,7 @@ export class Core {
         return s.create({ ...a, image: a.image })
       },
       'session.list': (a) => s.list(a),
-      'session.show': (a) => s.show(a.id),
+      'session.show': (a) => s.showLive(a.id),
       'session.finish': (a) => s.finish(a.id),
       'exec.open': (a, ctx) => s.openExec(a.id, a, ctx.owner),
       'stream.write': (a, ctx) => {
