@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { PauseResult, ResumeResult } from '../../shared/contract'
+import type { MoveResult } from '../../shared/contract/snapshots'
+import type { z } from 'zod'
 import { exitCodeFor } from '../../shared/errors'
 import type { EventRecord } from '../../shared/models'
 import type { ControlClient } from '../client'
@@ -22,6 +24,13 @@ export function describeResume(name: string, r: ResumeResult): string {
   if (!r.resumed) return `session ${name} is already running`
   const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
   return `session ${name} resumed (${how}) in ${secs(r.ms)}${r.fallback ? `\n  memory did not come back: ${r.fallback}` : ''}`
+}
+
+export function describeMove(name: string, m: z.infer<typeof MoveResult>): string {
+  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
+  const how = m.memory ? 'its processes continued' : 'it booted from its files'
+  const layers = m.layersSent ? `${m.layersSent} image layer${m.layersSent === 1 ? '' : 's'} sent, ` : ''
+  return `session ${name} moved from ${m.from} to ${m.to} and ${m.resumed ? 'runs' : 'is paused'} there (${how}): ${layers}${m.layersSkipped} already there, ${mib(m.bytes)} sent in ${secs(m.seconds * 1000)}${m.note ? `\n  ${m.note}` : ''}`
 }
 
 async function withProgress(io: { json: boolean; client(): Promise<ControlClient> }): Promise<{ c: ControlClient; op: string }> {
@@ -79,11 +88,19 @@ export const pauseCommands: Command[] = [
   },
   {
     path: ['resume'],
-    usage: 'berth resume ID [--json]',
-    summary: 'resume a paused session on its server',
+    usage: 'berth resume ID [--on SERVER] [--json]',
+    summary: 'resume a paused session on its server, or --on another one (its memory, files and route travel along)',
+    options: { on: { type: 'string' } },
     positionals: [1, 1],
     async run(p, io) {
       const { c, op } = await withProgress(io)
+      const on = str(p, 'on')
+      if (on) {
+        const m = await c.call('session.move', { id: p.positionals[0]!, to: on, resume: true, op })
+        if (io.json) printJson(m)
+        else process.stdout.write(describeMove(p.positionals[0]!, m) + '\n')
+        return 0
+      }
       const r = await c.call('session.resume', { id: p.positionals[0]!, op })
       if (io.json) printJson(r)
       else process.stdout.write(describeResume(p.positionals[0]!, r) + '\n')

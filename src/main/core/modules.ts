@@ -16,5 +16,5 @@ export function installModules(core: Core): void {
   installRoutes(core)
   const secrets = installSecrets(core, core.options.secretStore)
   installWorkspace(core)
-  installSnapshots(core, secrets)
+  installSnapshots(core, secrets, pause)
 }

@@ -462,6 +462,85 @@ cmd_probe() {
   if can_root 2>/dev/null; then echo "root yes"; as_root root-probe; else echo "root no"; echo "uid $(id -u)"; fi
 }
 
+# ------------------------------------------------------------------------------ transfers (issue 4) --
+# What a move, a fork or a snapshot carries, as parts read from and written into Docker's own
+# folders by the root helper: a container's writable layer, a volume's files, a checkpoint (its
+# pages followed into it, so it lands in Docker's plain layout). Parts are staged as files the ssh
+# user owns, so a transfer cut half way resumes from where it stopped.
+# root-xfer-pack KIND SRC OUT UID GID
+cmd_root_xfer_pack() {
+  shift; xk=$1 xs=$2 xf=$3 xu=$4 xg=$5
+  [ -d "$xs" ] || { log "$xs is not a folder"; return 3; }
+  rm -f "$xf.tmp"
+  case $xk in
+    upper|volume) tar -C "$xs" --numeric-owner --xattrs '--xattrs-include=*' -cpf "$xf.tmp" . ;;
+    checkpoint) tar -C "$xs" --numeric-owner -chpf "$xf.tmp" . ;;
+    *) log "unknown part $xk"; return 2 ;;
+  esac || { rm -f "$xf.tmp"; return 4; }
+  chown "$xu:$xg" "$xf.tmp" && mv "$xf.tmp" "$xf"
+}
+# root-xfer-unpack KIND IN DEST: a writable layer or a volume's files into their (new, unused)
+# folder; a checkpoint into the folder DEST, which must not exist yet.
+cmd_root_xfer_unpack() {
+  shift; xk=$1 xf=$2 xd=$3
+  case $xk in
+    upper|volume) [ -d "$xd" ] || { log "$xd is not a folder"; return 3; }
+      tar -C "$xd" --numeric-owner --xattrs '--xattrs-include=*' -xpf "$xf" || return 4 ;;
+    checkpoint) rm -rf "$xd.tmp" && mkdir -p "$xd.tmp" && tar -C "$xd.tmp" --numeric-owner -xpf "$xf" || return 4
+      rm -rf "$xd" && mv "$xd.tmp" "$xd" || return 5 ;;
+    *) log "unknown part $xk"; return 2 ;;
+  esac
+  sync -f "$xd" 2>/dev/null || sync
+}
+# root-copy-checkpoint SRC DEST: a checkpoint folder copied for another container on this server
+# (pages hard-linked when they can be: restores only read them), in Docker's plain layout.
+cmd_root_copy_checkpoint() {
+  shift; xs=$1 xd=$2
+  [ -s "$xs/inventory.img" ] || { log "no checkpoint at $xs"; return 3; }
+  rm -rf "$xd.tmp"; mkdir -p "\${xd%/*}" || return 4
+  cp -R -L -l "$xs" "$xd.tmp" 2>/dev/null || { rm -rf "$xd.tmp"; cp -R -L "$xs" "$xd.tmp"; } || return 4
+  rm -rf "$xd" && mv "$xd.tmp" "$xd" || return 5
+  sync -f "$xd" 2>/dev/null || sync
+}
+# part_path KIND WHAT NAME: the folder a part lives in (sets P), from the engine's own answers
+part_path() {
+  case $1 in
+    upper) inspect_container "$2" || fail "container $2 not found"; P=$UPPER ;;
+    checkpoint) inspect_container "$2" || fail "container $2 not found"; P=$ROOT/containers/$CID/checkpoints/$3 ;;
+    volume) P=$(docker volume inspect -f '{{.Mountpoint}}' "$2" 2>/dev/null) || fail "volume $2 not found" ;;
+    *) fail "unknown part $1" ;;
+  esac
+  [ -n "$P" ] || fail "no folder for the $1 of $2"
+}
+# xfer-pack KIND CONTAINER|VOLUME NAME OUT: stages a part as the file OUT; prints "bytes N".
+cmd_xfer_pack() {
+  shift; xk=$1 xw=$2 xn=$3 xf=$4
+  if [ -f "$xf" ]; then echo "bytes $(wc -c < "$xf")"; return 0; fi
+  part_path "$xk" "$xw" "$xn"
+  mkdir -p "\${xf%/*}" || fail "cannot create \${xf%/*}"
+  can_root || fail "the root helper cannot start on this server"
+  as_root root-xfer-pack "$xk" "$P" "$xf" "$(id -u)" "$(id -g)" || fail "could not pack the $xk of $xw"
+  echo "bytes $(wc -c < "$xf")"
+}
+# xfer-unpack KIND CONTAINER|VOLUME NAME IN: a staged part into its place on this server.
+cmd_xfer_unpack() {
+  shift; xk=$1 xw=$2 xn=$3 xf=$4
+  [ -f "$xf" ] || fail "no staged part $xf"
+  part_path "$xk" "$xw" "$xn"
+  can_root || fail "the root helper cannot start on this server"
+  as_root root-xfer-unpack "$xk" "$xf" "$P" || fail "could not unpack the $xk into $xw"
+  echo "unpacked 1"
+}
+# checkpoint-copy FROM NAME TO [NEWNAME]: a checkpoint of container FROM, for container TO.
+cmd_checkpoint_copy() {
+  shift; xfrom=$1 xn=$2 xto=$3 xnn=\${4:-$2}
+  part_path checkpoint "$xfrom" "$xn"; xs=$P
+  part_path checkpoint "$xto" "$xnn"; xd=$P
+  can_root || fail "the root helper cannot start on this server"
+  as_root root-copy-checkpoint "$xs" "$xd" || fail "could not copy checkpoint $xn"
+  echo "copied 1"
+}
+
 cmd=\${1:-}
 case $cmd in
   detach) shift; cmd_detach "$@" ;;
@@ -469,7 +548,7 @@ case $cmd in
   run-job) shift; cmd_run_job "$@" ;;
   follow) shift; cmd_follow "$@" ;;
   forget) shift; cmd_forget "$@" ;;
-  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|image-remove|sync|probe|root-*)
+  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|checkpoint-copy|xfer-pack|xfer-unpack|image-remove|sync|probe|root-*)
     "cmd_$(echo "$cmd" | tr - _)" "$@" ;;
   *) echo "usage: berth-server.sh detach|follow|forget|pause|resume|checkpoint-*|sync|probe ..." >&2; exit 2 ;;
 esac

@@ -113,6 +113,15 @@ export class PauseService implements PauseApi {
 
   constructor(private readonly d: PauseServiceDeps) {}
 
+  /** The checkpoint primitive and the pauses' records, for the verbs built on them (move, fork). */
+  get checkpoints(): Checkpoints {
+    return this.d.checkpoints
+  }
+
+  get pauses(): PausesRepo {
+    return this.d.pauses
+  }
+
   // --------------------------------------------------------------------------------------- pause --
 
   async pause(ref: string, req: PauseRequest = {}): Promise<PauseResult> {
@@ -489,6 +498,13 @@ export class PauseService implements PauseApi {
       const restored = str(o.result.mode)
       const mode: PauseMode = restored === 'memory' || restored === 'frozen' ? restored : 'disk'
       const fallback = str(o.result.fallback)
+      if (restored !== 'none' && restored !== 'frozen') {
+        // a start leaves the secrets tmpfs empty: they are installed again before it counts as running
+        const containerId = row.containerId ?? containerName(id)
+        await this.d.sessions
+          .runAfterStart(row, this.d.engines.get(row.server), containerId)
+          .catch((e: Error) => this.d.lifecycle.note(id, 'after-start-failed', { reason: oneSentence(e.message) }))
+      }
       this.d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',

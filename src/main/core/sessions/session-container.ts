@@ -14,10 +14,10 @@ export interface ContainerPlan {
   /** fill a fresh /workspace from this container's /workspace (same engine) before starting */
   fillFrom?: (intoContainer: string) => Promise<void>
   /**
-   * Start from a memory checkpoint: places it and starts the container from it. When it fails the
-   * container starts from disk and the outcome says why.
+   * Start from a memory checkpoint: places it and starts the container from it, answering whether
+   * the memory came back (a restore that fails boots from disk and says why).
    */
-  restore?: (containerId: string) => Promise<void>
+  restore?: (containerId: string) => Promise<{ memory: boolean; note: string | null }>
 }
 
 export interface ContainerOutcome {
@@ -65,12 +65,11 @@ export async function startSessionContainer(
   let note: string | null = null
   if (plan.restore) {
     try {
-      await plan.restore(containerId)
-      memory = true
+      const r = await plan.restore(containerId)
+      memory = r.memory
+      note = r.note
     } catch (e) {
       note = `memory did not come along: ${e instanceof BerthError ? e.message : oneSentence((e as Error).message)}; started from disk`
-      const info = await container.inspect().catch(() => null)
-      if (info?.State?.Running) await container.kill().catch(() => undefined)
     }
   }
   if (!memory) {

@@ -4,6 +4,8 @@
 import type { Engine } from '../engines/engine'
 import { containerName } from '../sessions/container-spec'
 import type { SessionRow } from '../store/sessions-repo'
+import type { CheckpointRef } from '../store/snapshots-repo'
+import { SNAPSHOT_CHECKPOINT, type MemoryParts } from './memory'
 import { copyWorkspace, helperContainer, removeContainer, removeImageTag, removeVolume } from './server-steps'
 import { LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from './snapshot-names'
 
@@ -54,4 +56,34 @@ export async function captureDisk(engine: Engine, homeId: string, row: SessionRo
   } finally {
     if (helper) await removeContainer(engine, helper).catch(() => undefined)
   }
+}
+
+/**
+ * Keeps a copy of a session's memory checkpoint with a snapshot: in the checkpoints folder of a
+ * never-started holder container made from the snapshot's image (so Docker's own layout and its
+ * clean-up apply), its pages hard-linked from the session's checkpoint.
+ */
+export async function holdCheckpoint(
+  engine: Engine,
+  memory: MemoryParts,
+  homeId: string,
+  names: CaptureNames & { holder: string },
+  from: { container: string; name: string; bytes: number },
+): Promise<CheckpointRef> {
+  const holder = await engine.docker.createContainer({
+    name: names.holder,
+    Image: names.image,
+    Entrypoint: ['/bin/sh'],
+    Cmd: ['-c', 'exit 0'],
+    Labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: names.snapshotId },
+    NetworkDisabled: true,
+    HostConfig: { NetworkMode: 'none' },
+  })
+  try {
+    await memory.copy(engine.name, from.container, from.name, holder.id, SNAPSHOT_CHECKPOINT)
+  } catch (e) {
+    await removeContainer(engine, holder.id).catch(() => undefined)
+    throw e
+  }
+  return { name: SNAPSHOT_CHECKPOINT, container: holder.id, bytes: from.bytes }
 }

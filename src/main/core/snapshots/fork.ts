@@ -5,13 +5,33 @@ import type { ForkOutcome, ForkResult } from '../../../shared/contract/snapshots
 import { BerthError, toErrorBody } from '../../../shared/errors'
 import { ProgressReporter } from '../progress'
 import type { SnapshotRow } from '../store/snapshots-repo'
-import { sessionFromSnapshot, type FromSnapshotInput } from './session-from-snapshot'
+import { sessionFromSnapshot } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
 
-export interface ForkHooks {
-  /** captures memory too when the session runs and its server can (the checkpoint module) */
-  capture?: (svc: SnapshotService, sessionId: string, progress: ProgressReporter) => Promise<SnapshotRow>
-  restoreMemory?: FromSnapshotInput['restoreMemory']
+/**
+ * The one capture every fork starts from. A running session is paused with its memory (the same
+ * pause as `berth pause`), captured, and resumed: it goes on as it was, and each fork continues from
+ * that same moment. A paused session is captured as it is. Without memory support: its disk.
+ */
+export async function captureForFork(svc: SnapshotService, sessionId: string, progress: ProgressReporter): Promise<SnapshotRow> {
+  const memory = svc.ctx.memory
+  let row = svc.ctx.sessions.resolve(sessionId)
+  if (!memory) return await svc.capture(row, { reason: 'fork', freeze: row.state === 'running', progress })
+  if (row.state === 'paused') return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
+  const support = await memory.supported(row.server)
+  if (!support.memory) {
+    svc.ctx.lifecycle.note(row.id, 'fork-disk-only', { reason: support.reason })
+    return await svc.capture(row, { reason: 'fork', freeze: true, progress })
+  }
+  progress.stage('pause', `pausing ${row.name} with its memory for the capture`)
+  await memory.pause.pause(row.id, { wait: true, by: 'user', reason: 'the capture of a fork', op: progress.op })
+  try {
+    row = svc.ctx.sessions.resolve(row.id)
+    return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
+  } finally {
+    progress.stage('resume', `resuming ${row.name}`)
+    await memory.pause.resume(row.id, { cause: 'user' }).catch((e: Error) => svc.ctx.lifecycle.note(row.id, 'fork-resume-failed', { reason: e.message }))
+  }
 }
 
 export function forkNames(base: string | undefined, count: number): Array<string | undefined> {
@@ -21,7 +41,6 @@ export function forkNames(base: string | undefined, count: number): Array<string
 export async function fork(
   svc: SnapshotService,
   args: { id: string; name?: string | undefined; count?: number | undefined; op?: string | undefined },
-  hooks: ForkHooks = {},
 ): Promise<z.infer<typeof ForkResult>> {
   const source = svc.ctx.sessions.resolve(args.id)
   if (!['running', 'paused'].includes(source.state)) {
@@ -30,11 +49,7 @@ export async function fork(
   }
   const count = args.count ?? 1
   const progress = new ProgressReporter((p) => svc.ctx.bus.emit('progress', p), { op: args.op, sessionId: source.id, server: source.server })
-  const capture = await svc.locks.run(source.id, async () => {
-    const row = svc.ctx.sessions.resolve(source.id)
-    if (hooks.capture) return await hooks.capture(svc, row.id, progress)
-    return await svc.capture(row, { reason: 'fork', freeze: row.state === 'running', progress })
-  })
+  const capture = await svc.locks.run(source.id, () => captureForFork(svc, source.id, progress))
   const forks: Array<z.infer<typeof ForkOutcome>> = []
   const names = forkNames(args.name, count)
   for (let i = 0; i < count; i++) {
@@ -46,7 +61,6 @@ export async function fork(
         name,
         verb: 'fork',
         op: args.op,
-        restoreMemory: capture.kind === 'memory+disk' ? hooks.restoreMemory : undefined,
       })
       forks.push({ ok: true, index: i + 1, session: made.session, memory: made.memory, note: made.note })
     } catch (e) {

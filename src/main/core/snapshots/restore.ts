@@ -8,6 +8,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { copyWorkspace, helperContainer, removeContainer } from './server-steps'
 import { LABEL_HOLDER, LABEL_SNAPSHOT, SESSION_REPO, sessionImage } from './snapshot-names'
+import { SNAPSHOT_CHECKPOINT } from './memory'
 import type { SnapshotService } from './snapshot-service'
 
 export interface RestoreRequest {
@@ -15,12 +16,26 @@ export interface RestoreRequest {
   /** the session being made (new for create --from and fork, the same one for a rewind) */
   row: SessionRow
   env: Record<string, string>
-  /** starts the container from the snapshot's memory checkpoint, if it has one and memory is wanted */
-  restoreMemory?: (engine: Engine, containerId: string) => Promise<void>
+  /** bring the snapshot's memory back when it has some (default); false boots from its files */
+  memory?: boolean
 }
 
 export interface RestoreResult extends ContainerOutcome {
   image: string
+}
+
+/** Brings a snapshot's memory into a new container of its server: copy the checkpoint, restore. */
+export function memoryRestore(svc: SnapshotService, snapshot: SnapshotRow, wanted = true): ((containerId: string) => Promise<{ memory: boolean; note: string | null }>) | undefined {
+  if (!wanted || snapshot.kind !== 'memory+disk' || !snapshot.checkpoint) return undefined
+  const cp = snapshot.checkpoint
+  return async (containerId) => {
+    const memory = svc.ctx.memory
+    if (!memory) return { memory: false, note: 'memory did not come back: this Berth cannot restore checkpoints; started from disk' }
+    const support = await memory.supported(snapshot.server)
+    if (!support.memory) return { memory: false, note: `memory did not come back: ${support.reason ?? 'the server cannot restore checkpoints'}; started from disk` }
+    await memory.copy(snapshot.server, cp.container, cp.name, containerId, SNAPSHOT_CHECKPOINT)
+    return await memory.restore(snapshot.server, containerId, SNAPSHOT_CHECKPOINT)
+  }
 }
 
 /** Points the session's own tag at an image, so its container never depends on a snapshot's tag. */
@@ -55,7 +70,7 @@ export async function restoreOnItsServer(svc: SnapshotService, req: RestoreReque
     image,
     env: req.env,
     fillFrom: (into) => fillWorkspaceFromSnapshot(engine, svc.ctx.homeId, snapshot, into),
-    restore: req.restoreMemory ? (cid) => req.restoreMemory!(engine, cid) : undefined,
+    restore: memoryRestore(svc, snapshot, req.memory),
   })
   return { ...outcome, image }
 }

@@ -8,18 +8,17 @@ import { ProgressReporter } from '../progress'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
 import type { SnapshotRow } from '../store/snapshots-repo'
-import { restoreOnItsServer, type RestoreRequest } from './restore'
+import { restoreOnItsServer } from './restore'
 import { renameWorkspaceBranch } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
 
 export async function rewind(
   svc: SnapshotService,
   args: { id: string; to: string; op?: string | undefined },
-  restoreMemory?: RestoreRequest['restoreMemory'],
 ): Promise<z.infer<typeof RewindResult>> {
   const ctx = svc.ctx
   const first = ctx.sessions.resolve(args.id)
-  const target = svc.resolve(args.to)
+  const target = svc.restorable(args.to)
   if (target.sessionId !== first.id) {
     throw new BerthError('refused', `snapshot ${target.id} is not one of session ${first.name}'s own; start a new session from it with: berth session create --from ${target.id}`)
   }
@@ -43,7 +42,7 @@ export async function rewind(
     const engine = ctx.engines.get(row.server)
     progress.stage('rewind', `bringing ${row.name} back to ${target.id}`)
     try {
-      const out = await replaceFrom(svc, target, row.id, restoreMemory)
+      const out = await replaceFrom(svc, target, row.id, true)
       if (row.workspace && target.detail.workspace) await renameWorkspaceBranch(engine, out.containerId, target.detail.workspace.branch, row.workspace.branch)
       svc.setOption(row.id, 'snapshotHead', target.id)
       svc.setOrigin(row.id, { verb: 'rewind', snapshot: target.id, memory: out.memory, note: out.note, at: nowIso() })
@@ -62,7 +61,7 @@ export async function rewind(
       const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
       // Put back what was there: the pre-rewind snapshot holds it.
       try {
-        const back = await replaceFrom(svc, kept, row.id, undefined)
+        const back = await replaceFrom(svc, kept, row.id, true)
         ctx.lifecycle.transition(row.id, {
           from: ['restarting'],
           to: 'running',
@@ -84,7 +83,7 @@ export async function rewind(
 }
 
 /** Replaces the session's container and workspace with a snapshot's, on the session's server. */
-async function replaceFrom(svc: SnapshotService, snap: SnapshotRow, sessionId: string, restoreMemory: RestoreRequest['restoreMemory']) {
+async function replaceFrom(svc: SnapshotService, snap: SnapshotRow, sessionId: string, memory: boolean) {
   const ctx = svc.ctx
   const row = ctx.sessionsRepo.get(sessionId)!
   const engine = ctx.engines.get(row.server)
@@ -93,6 +92,6 @@ async function replaceFrom(svc: SnapshotService, snap: SnapshotRow, sessionId: s
     snapshot: snap,
     row,
     env: row.env,
-    restoreMemory: snap.kind === 'memory+disk' ? restoreMemory : undefined,
+    memory,
   })
 }

@@ -12,9 +12,11 @@ import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
 import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
-import { restoreOnItsServer, type RestoreRequest } from './restore'
-import { removeImageTag } from './server-steps'
-import { sessionImage } from './snapshot-names'
+import { restoreOnItsServer } from './restore'
+import { carryContainer } from './carry'
+import { helperContainer, removeContainer, removeImageTag } from './server-steps'
+import { LABEL_HOLDER, LABEL_SNAPSHOT, sessionImage } from './snapshot-names'
+import type { ContainerOutcome } from '../sessions/session-container'
 import type { SnapshotService } from './snapshot-service'
 
 export interface FromSnapshotInput {
@@ -26,8 +28,8 @@ export interface FromSnapshotInput {
   /** 'create' (create --from) or 'fork' */
   verb: string
   op?: string | undefined
-  /** brings a memory checkpoint back, when the snapshot has one (the checkpoint module provides it) */
-  restoreMemory?: RestoreRequest['restoreMemory']
+  /** bring the snapshot's memory back when it has some (default) */
+  memory?: boolean
 }
 
 export interface FromSnapshotResult {
@@ -46,14 +48,74 @@ git branch -m ${shq(from)} ${shq(to)}`
   await h.exit
 }
 
+/**
+ * A snapshot started on another server than its own: its parts travel first (only the layers the
+ * target lacks, its workspace copy, its memory when both sides can), then the container starts.
+ */
+async function restoreElsewhere(
+  svc: SnapshotService,
+  req: { snapshot: SnapshotRow; row: SessionRow; env: Record<string, string>; memory?: boolean | undefined; target: Engine; op?: string | undefined; progress: ProgressReporter },
+): Promise<ContainerOutcome & { image: string }> {
+  const { snapshot, row, target } = req
+  const ctx = svc.ctx
+  const transfer = svc.transfer
+  if (!transfer) throw new BerthError('refused', `snapshot ${snapshot.id} lives on ${snapshot.server}; this Berth cannot carry it to ${target.name}`)
+  const source = ctx.engines.get(snapshot.server)
+  await source.ready()
+  const root = (await transfer.canRoot(source.name)) && (await transfer.canRoot(target.name))
+  let note: string | null = null
+  let carryMemory = false
+  if (snapshot.kind === 'memory+disk' && snapshot.checkpoint && req.memory !== false) {
+    const support = ctx.memory ? await ctx.memory.supported(target.name) : { memory: false, reason: 'this Berth cannot restore checkpoints' }
+    if (!root) note = `memory did not travel: the root helper is not available on ${source.name} or ${target.name}; started from disk`
+    else if (!support.memory) note = `memory did not travel: ${support.reason ?? `${target.name} cannot restore checkpoints`}; started from disk`
+    else carryMemory = true
+  }
+  let helper: string | undefined
+  try {
+    if (!root && snapshot.volumeRef) {
+      helper = await helperContainer(source, {
+        image: snapshot.imageRef!,
+        volume: snapshot.volumeRef,
+        labels: { [LABEL_HOLDER]: ctx.homeId, [LABEL_SNAPSHOT]: snapshot.id },
+      })
+    }
+    const key = `${row.id}-from-${snapshot.name}.v${snapshot.version}`
+    const out = await carryContainer(transfer, {
+      source,
+      target,
+      homeId: ctx.homeId,
+      key,
+      row,
+      env: req.env,
+      image: snapshot.imageRef!,
+      workspaceFrom: root || !helper ? { volume: snapshot.volumeRef! } : { container: helper },
+      checkpointFrom: carryMemory ? { container: snapshot.checkpoint!.container, name: snapshot.checkpoint!.name } : undefined,
+      progress: req.progress,
+    })
+    for (const hook of ctx.sessions.beforeStart) await hook({ ...row, containerId: out.containerId }, target, out.containerId)
+    let memory = false
+    if (carryMemory && ctx.memory) {
+      const r = await ctx.memory.restore(target.name, out.containerId, snapshot.checkpoint!.name)
+      memory = r.memory
+      note = r.note
+    } else {
+      await target.docker.getContainer(out.containerId).start()
+    }
+    await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId }, target, out.containerId)
+    await transfer.stage.remove(source, key)
+    await transfer.stage.remove(target, key)
+    return { containerId: out.containerId, image: out.image, memory, note }
+  } finally {
+    if (helper) await removeContainer(source, helper).catch(() => undefined)
+  }
+}
+
 export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnapshotInput): Promise<FromSnapshotResult> {
-  const { snapshot } = input
+  const snapshot = svc.restorable(input.snapshot.id)
   const ctx = svc.ctx
   const serverName = input.server ?? snapshot.server
   ctx.engines.row(serverName)
-  if (serverName !== snapshot.server) {
-    throw new BerthError('refused', `snapshot ${snapshot.id} lives on ${snapshot.server}; starting it on ${serverName} needs a move (not available yet)`)
-  }
   if (input.name && ctx.sessionsRepo.liveNameTaken(input.name)) throw new BerthError('conflict', `a live session is already named ${input.name}`)
   const engine = ctx.engines.get(serverName)
   await engine.ready()
@@ -91,9 +153,12 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
   ctx.lifecycle.note(id, 'created', { server: serverName, from: snapshot.id, route, verb: input.verb })
   ctx.bus.emit('session.changed', ctx.sessions.toModel(row))
   const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: input.op, sessionId: id, server: serverName })
-  progress.stage('restore', `starting ${row.name} from ${snapshot.id} on ${serverName}`)
+  progress.stage('restore', `starting ${row.name} from ${snapshot.id} on ${serverName}${serverName !== snapshot.server ? ` (carried from ${snapshot.server})` : ''}`)
   try {
-    const out = await restoreOnItsServer(svc, { snapshot, row, env, restoreMemory: input.restoreMemory })
+    const out =
+      serverName === snapshot.server
+        ? await restoreOnItsServer(svc, { snapshot, row, env, memory: input.memory })
+        : await restoreElsewhere(svc, { snapshot, row, env, memory: input.memory, target: engine, op: input.op, progress })
     if (workspace && d.workspace) await renameWorkspaceBranch(engine, out.containerId, d.workspace.branch, workspace.branch)
     const origin = { verb: input.verb, snapshot: snapshot.id, memory: out.memory, note: out.note, at: nowIso() }
     svc.setOrigin(id, origin)

@@ -13,13 +13,17 @@ import type { SessionService } from '../sessions/session-service'
 import type { SettingsService } from '../settings/settings-service'
 import { nowIso } from '../store/database'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
-import type { SnapshotDetail, SnapshotRow, SnapshotsRepo } from '../store/snapshots-repo'
-import { captureDisk } from './capture'
+import type { CheckpointRef, SnapshotDetail, SnapshotRow, SnapshotsRepo } from '../store/snapshots-repo'
+import { captureDisk, holdCheckpoint } from './capture'
+import type { MemoryParts } from './memory'
+import type { Transfer } from './transfer'
 import { removeContainer, removeImageTag, removeVolume } from './server-steps'
 import { SessionLocks } from './session-locks'
 import { autoName, snapshotHolder, snapshotId, snapshotImage, snapshotVolume } from './snapshot-names'
 
 export interface SnapshotContext {
+  /** memory checkpoints (absent when pause/resume is not installed: snapshots are then disk only) */
+  memory?: MemoryParts
   repo: SnapshotsRepo
   sessionsRepo: SessionsRepo
   sessions: SessionService
@@ -39,6 +43,8 @@ export interface CaptureOptions {
   name?: string | undefined
   /** freeze the processes for the instant of the commit (named snapshots; never seals) */
   freeze: boolean
+  /** a memory checkpoint the session's container holds (a memory pause), kept with the snapshot */
+  memory?: { container: string; name: string; bytes: number } | null | undefined
   progress?: ProgressReporter | undefined
 }
 
@@ -51,6 +57,8 @@ function decodeToken(token: string): number {
 
 export class SnapshotService {
   readonly locks = new SessionLocks()
+  /** carries parts between servers (set once pause/resume, whose root helper it uses, is installed) */
+  transfer: Transfer | undefined
 
   constructor(readonly ctx: SnapshotContext) {}
 
@@ -174,10 +182,22 @@ export class SnapshotService {
     opts.progress?.stage('capture', `capturing ${row.name}'s disk as ${id}`)
     try {
       const disk = await captureDisk(engine, this.ctx.homeId, row, names, opts.freeze)
+      let checkpoint: CheckpointRef | null = null
+      if (opts.memory && this.ctx.memory) {
+        opts.progress?.stage('capture', `keeping ${row.name}'s memory with ${id}`)
+        try {
+          checkpoint = await holdCheckpoint(engine, this.ctx.memory, this.ctx.homeId, { ...names, holder: snapshotHolder(this.ctx.homeId, name, version) }, opts.memory)
+        } catch (e) {
+          await this.removeArtefacts({ ...inserted, imageRef: disk.imageRef, volumeRef: disk.volumeRef }).catch(() => undefined)
+          throw e
+        }
+      }
       const ready = this.ctx.repo.update(id, {
+        kind: checkpoint ? 'memory+disk' : 'disk',
         imageRef: disk.imageRef,
         volumeRef: disk.volumeRef,
-        sizeBytes: disk.layerBytes + disk.volumeBytes,
+        checkpoint,
+        sizeBytes: disk.layerBytes + disk.volumeBytes + (checkpoint?.bytes ?? 0),
         detail: { ...detail, layerBytes: disk.layerBytes, volumeBytes: disk.volumeBytes },
         state: 'ready',
       })!
@@ -200,7 +220,13 @@ export class SnapshotService {
         if (row.state === 'finished') throw new BerthError('refused', `cannot snapshot session ${row.name}: the session finished`)
         throw new BerthError('conflict', `cannot snapshot session ${row.name}: it is ${row.state}`, { state: row.state })
       }
-      const snap = await this.capture(row, { reason: 'named', name: name ?? row.name, freeze: row.state === 'running', progress })
+      const snap = await this.capture(row, {
+        reason: 'named',
+        name: name ?? row.name,
+        freeze: row.state === 'running',
+        memory: this.ctx.memory?.pausedCheckpoint(row),
+        progress,
+      })
       progress?.done('capture', `snapshot ${snap.id} of ${row.name} is ready`, snap.sizeBytes)
       return this.toModel(snap)
     })
@@ -218,6 +244,7 @@ export class SnapshotService {
 
   /** Deletes what a snapshot holds on its server; a missing piece counts as deleted. */
   async removeArtefacts(row: SnapshotRow): Promise<void> {
+    if (row.detail.borrowed) return
     const engine = this.ctx.engines.get(row.server)
     await removeContainer(engine, snapshotHolder(this.ctx.homeId, row.name, row.version))
     if (row.volumeRef) await removeVolume(engine, row.volumeRef)
@@ -227,7 +254,7 @@ export class SnapshotService {
   /** Keeps the newest K automatic checkpoints of a session, never a pinned one. */
   async retain(sessionId: string): Promise<string[]> {
     const keep = this.ctx.settings.get().keepAutomatic
-    const autos = this.ctx.repo.forSession(sessionId, { auto: true }).filter((s) => !this.ctx.repo.isPinned(s.id))
+    const autos = this.ctx.repo.forSession(sessionId, { auto: true }).filter((s) => !s.detail.borrowed && !this.ctx.repo.isPinned(s.id))
     const drop = autos.slice(keep)
     const dropped: string[] = []
     for (const s of drop) {
@@ -240,6 +267,53 @@ export class SnapshotService {
     }
     if (dropped.length) this.ctx.lifecycle.note(sessionId, 'retention', { dropped, kept: keep })
     return dropped
+  }
+
+  /** A snapshot that can make containers (a pause's own checkpoint cannot: it lives in the session). */
+  restorable(ref: string): SnapshotRow {
+    const row = this.resolve(ref)
+    if (row.detail.borrowed || !row.imageRef) {
+      throw new BerthError(
+        'refused',
+        `snapshot ${row.id} is the checkpoint of a pause, kept inside its session; resume the session, or snapshot it (berth snapshot create ${row.detail.sessionName ?? row.sessionId ?? 'ID'}) to start other sessions from it`,
+      )
+    }
+    return row
+  }
+
+  /** Every durable pause leaves a checkpoint: listed as an automatic snapshot while the pause lasts. */
+  recordPause(session: SessionRow, pause: { seq: number; mode: string | null; checkpoint: string | null; image: string | null; bytes: number; containerId: string; server: string; snapshot: string }): SnapshotRow {
+    const name = autoName(session.name, 'pause')
+    const version = this.ctx.repo.reserveVersion(name)
+    const row = this.ctx.repo.insert({
+      id: snapshotId(name, version),
+      name,
+      version,
+      kind: pause.mode === 'memory' && pause.checkpoint ? 'memory+disk' : 'disk',
+      sessionId: session.id,
+      server: pause.server,
+      imageRef: pause.image,
+      checkpoint: pause.mode === 'memory' && pause.checkpoint ? { name: pause.checkpoint, container: pause.containerId, bytes: pause.bytes } : null,
+      volumeRef: null,
+      sizeBytes: pause.bytes,
+      parentSnapshot: this.head(session),
+      auto: true,
+      testRestored: false,
+      tags: [],
+      detail: { sessionName: session.name, route: session.route, borrowed: true, note: `the checkpoint of ${pause.snapshot}, kept in the session's container while it is paused` },
+      createdAt: nowIso(),
+      reason: 'pause',
+      state: 'ready',
+    })
+    this.changed(row)
+    return row
+  }
+
+  /** The session left its pause: the checkpoint it listed is its pause's own business again. */
+  dropPauseRecords(sessionId: string): void {
+    for (const s of this.ctx.repo.forSession(sessionId, { reason: 'pause' })) {
+      if (s.detail.borrowed) this.ctx.repo.remove(s.id)
+    }
   }
 
   markRestored(id: string): void {

@@ -5,7 +5,12 @@ import type { Core } from '../core'
 import { ProgressReporter } from '../progress'
 import type { Secrets } from '../secrets/secrets-module'
 import { SnapshotsRepo } from '../store/snapshots-repo'
+import type { PauseService } from '../pause/pause-service'
 import { fork } from './fork'
+import { MemoryParts } from './memory'
+import { move, recoverMove } from './move'
+import { testRestore } from './test-restore'
+import { Transfer } from './transfer'
 import { completeRestart, restart } from './restart'
 import { rewind } from './rewind'
 import { Sealer } from './sealer'
@@ -19,8 +24,10 @@ export interface SnapshotsModule {
   sealer: Sealer
 }
 
-export function installSnapshots(core: Core, secrets: Secrets): SnapshotsModule {
+export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseService): SnapshotsModule {
+  const memory = pause ? new MemoryParts(pause) : undefined
   const service = new SnapshotService({
+    memory,
     repo: new SnapshotsRepo(core.db),
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
@@ -31,6 +38,19 @@ export function installSnapshots(core: Core, secrets: Secrets): SnapshotsModule 
     homeId: core.homeId,
   })
   const sealer = new Sealer(service)
+  const transfer = pause ? new Transfer(pause.checkpoints, core.homeId) : undefined
+  service.transfer = transfer
+
+  if (pause) {
+    // every durable pause leaves a checkpoint: listed while the pause lasts
+    pause.onDurable.push((session, p) => {
+      try {
+        service.recordPause(session, p)
+      } catch (e) {
+        core.lifecycle.note(session.id, 'snapshot-record-failed', { reason: (e as Error).message })
+      }
+    })
+  }
   const progressFor = (op: string | undefined, sessionId: string | null, server: string | null) =>
     new ProgressReporter((p) => core.bus.emit('progress', p), { op, sessionId, server })
 
@@ -41,11 +61,18 @@ export function installSnapshots(core: Core, secrets: Secrets): SnapshotsModule 
   })
 
   core.recovery.register('restarting', async (row) => void (await completeRestart(service, row).catch(() => undefined)))
+  core.recovery.register('moving', async (row) => {
+    const last = core.eventsRepo.last(row.id, 'transition')
+    const to = typeof last?.detail.to === 'string' ? last.detail.to : null
+    await recoverMove(service, row, to)
+  })
 
   // A finished session lets go of what it pinned, and of its own image tag (its snapshots stay).
   core.bus.onContract((name, payload) => {
     if (name !== 'session.changed') return
     const s = payload as { id: string; state: string; server: string }
+    // a pause's checkpoint is listed while the session is paused (or on its way somewhere)
+    if (s.state !== 'paused' && s.state !== 'moving') service.dropPauseRecords(s.id)
     if (s.state !== 'finished') return
     service.ctx.repo.unpinBy(s.id)
     const engine = core.engines.peek(s.server)
@@ -68,14 +95,13 @@ export function installSnapshots(core: Core, secrets: Secrets): SnapshotsModule 
       'snapshot.list': (a) => service.list(a),
       'snapshot.show': (a) => service.show(a.id),
       'snapshot.remove': (a) => service.remove(a.id),
-      'snapshot.test': () => {
-        throw new BerthError('internal', 'snapshot test is not wired yet')
-      },
+      'snapshot.test': (a) => testRestore(service, a.id, a.op),
       'session.fork': (a) => fork(service, a),
       'session.rewind': (a) => rewind(service, a),
       'session.restart': (a) => restart(service, a),
-      'session.move': () => {
-        throw new BerthError('internal', 'session move is not wired yet')
+      'session.move': (a) => {
+        if (!transfer) throw new BerthError('refused', 'moving sessions needs the pause module (its root helper carries the parts)')
+        return move(service, transfer, a)
       },
       'session.stale': () => {
         const days = core.settings.get().staleAfterDays

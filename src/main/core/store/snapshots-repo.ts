@@ -23,6 +23,11 @@ export interface SnapshotDetail {
   layerBytes?: number
   volumeBytes?: number
   note?: string
+  /**
+   * The artefacts belong to a pause (its checkpoint in the session's own container): the snapshot
+   * lists that checkpoint while the pause lasts and never deletes what it points at.
+   */
+  borrowed?: boolean
 }
 
 export type SnapshotState = 'creating' | 'ready' | 'deleting'

@@ -1,0 +1,42 @@
+// Memory checkpoints for snapshots, fork, rewind and moves, on top of the checkpoint primitive that
+// pause and resume use (checkpoints/): a paused session's checkpoint is copied (pages hard-linked)
+// into a snapshot's holder container, and from there into any new container on the same server,
+// which then starts from it through the same restore path as a resume (with its honest fallback).
+import type { Checkpoints } from '../checkpoints/checkpoints'
+import type { PauseService } from '../pause/pause-service'
+import type { SessionRow } from '../store/sessions-repo'
+
+/** The checkpoint's name inside a snapshot's holder and inside containers made from it. */
+export const SNAPSHOT_CHECKPOINT = 'berth'
+
+export class MemoryParts {
+  constructor(readonly pause: PauseService) {}
+
+  get checkpoints(): Checkpoints {
+    return this.pause.checkpoints
+  }
+
+  /** The memory checkpoint a paused session's container holds (its latest pause), if any. */
+  pausedCheckpoint(row: SessionRow): { container: string; name: string; bytes: number } | null {
+    if (row.state !== 'paused' || row.mode !== 'memory' || !row.containerId) return null
+    const p = this.pause.pauses.latest(row.id)
+    if (!p || p.status !== 'durable' || !p.checkpoint) return null
+    return { container: row.containerId, name: p.checkpoint, bytes: p.bytes }
+  }
+
+  async supported(server: string): Promise<{ memory: boolean; reason: string | null }> {
+    const s = await this.checkpoints.support(server).catch((e: Error) => ({ memory: false, reason: e.message }))
+    return { memory: s.memory, reason: s.reason }
+  }
+
+  /** Copies a checkpoint between two containers of one server (Docker's plain layout). */
+  async copy(server: string, from: string, name: string, to: string, newName = name): Promise<void> {
+    await this.checkpoints.runner(server).fields(['checkpoint-copy', from, name, to, newName], 'copying the memory checkpoint')
+  }
+
+  /** Starts a container from a checkpoint it holds; a failed restore boots from disk and says why. */
+  async restore(server: string, containerId: string, name: string): Promise<{ memory: boolean; note: string | null }> {
+    const r = await this.checkpoints.restore(server, containerId, name)
+    return { memory: r.restored === 'memory', note: r.restored === 'memory' ? null : `memory did not come back: ${r.fallback ?? 'the restore failed'}; started from disk` }
+  }
+}
