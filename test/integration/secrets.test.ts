@@ -89,6 +89,36 @@ describe('secrets', () => {
     expect(execFileSync('sh', ['-c', `cat ${join(berth.home, 'secrets.json')}`]).includes(value)).toBe(false) // stored as base64
   })
 
+  it('is in no memory checkpoint (a pause, a memory snapshot) nor in what a move carries, and comes back after each', async () => {
+    await berth.addOffice()
+    const s = await berth.json(['session', 'show', 'vault'])
+    expect((await berth.json(['pause', 'vault', '--wait'])).mode).toBe('memory')
+    const mem = await berth.json(['snapshot', 'create', 'vault', '--name', 'vault-mem'])
+    expect(mem.kind).toBe('memory+disk')
+    // the pause's checkpoint in the session's container (its pages too), and the snapshot's copy
+    const local = (await localDocker().info()).DockerRootDir as string
+    const dirs = [`${local}/containers/${s.containerId}`]
+    const holders = await localDocker().listContainers({ all: true, filters: { label: [`berth.snapshot=${mem.id}`] } })
+    expect(holders.length).toBe(1)
+    dirs.push(`${local}/containers/${holders[0]!.Id}/checkpoints`)
+    for (const d of dirs) {
+      expect(execFileSync('sh', ['-c', `find ${d} -type f | wc -l`]).toString().trim()).not.toBe('0')
+      expect(occursIn(`find ${d} -type f -exec cat {} +`, value), d).toBe(false)
+    }
+    // a move carries the checkpoint, the writable layer and the workspace: none has it; it is
+    // installed again on the other side
+    const moved = await berth.json(['resume', 'vault', '--on', 'office'])
+    expect(moved.memory).toBe(true)
+    expect((await berth.run(['exec', 'vault', '--', 'cat', '/run/berth/secrets/API_TOKEN'])).stdout).toBe(value)
+    const office = h.officeDataRoot
+    const there = await berth.json(['session', 'show', 'vault'])
+    expect(occursIn(`find ${office}/containers/${there.containerId} -type f -exec cat {} +`, value)).toBe(false)
+    expect(occursIn(`docker -H unix://${h.officeSocket} diff ${there.containerId}`, 'API_TOKEN')).toBe(false)
+    await berth.json(['pause', 'vault', '--wait'])
+    await berth.json(['resume', 'vault'])
+    expect((await berth.run(['exec', 'vault', '--', 'cat', '/run/berth/secrets/API_TOKEN'])).stdout).toBe(value)
+  })
+
   it('forgets a secret; a session that asked for it starts without it', async () => {
     expect(await berth.json(['secret', 'rm', 'API_TOKEN'])).toEqual({ removed: true })
     expect(await berth.json(['secret', 'rm', 'API_TOKEN'])).toEqual({ removed: false })

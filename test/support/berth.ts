@@ -128,13 +128,14 @@ export async function removeHomeFrom(docker: Dockerode, homeId: string): Promise
     const vs = await docker.listVolumes({ filters: { label: [label] } }).catch(() => ({ Volumes: [] }))
     for (const v of vs.Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined)
   }
-  // committed images (snapshots, sessions made again) carry the home's label from their container
-  const images = await docker.listImages({ filters: { label: [`berth.home=${homeId}`] } }).catch(() => [])
-  for (const img of images) {
-    for (const tag of img.RepoTags ?? []) {
-      if (tag.startsWith('berth/')) await docker.getImage(tag).remove().catch(() => undefined)
-    }
-  }
+  // committed images (snapshots, sessions made again) carry the home's label from their container;
+  // a session's own tag may also sit on an image nobody labelled (a base image after a move)
+  const labelled: Dockerode.ImageInfo[] = await docker.listImages({ filters: { label: [`berth.home=${homeId}`] } }).catch(() => [])
+  const tagged: Dockerode.ImageInfo[] = await docker.listImages({ filters: { reference: [`berth/*:${homeId}.*`] } }).catch(() => [])
+  const tags = new Set<string>()
+  for (const img of labelled) for (const t of img.RepoTags ?? []) if (t.startsWith('berth/')) tags.add(t)
+  for (const img of tagged) for (const t of img.RepoTags ?? []) if (t.includes(`:${homeId}.`)) tags.add(t)
+  for (const tag of tags) await docker.getImage(tag).remove().catch(() => undefined)
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
