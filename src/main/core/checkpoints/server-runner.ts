@@ -100,6 +100,15 @@ export class ServerRunner {
     throw new BerthError('internal', `could not install Berth's server script on ${this.engine.name}`)
   }
 
+  /**
+   * Starts a command whose stdin and stdout the caller streams (a transfer's data): the script is
+   * installed first, since an install would take the command's stdin.
+   */
+  async stream(args: string[]): Promise<import('../engines/engine').ShellProcess> {
+    if (!this.installed) await this.run(['probe'])
+    return await this.engine.shell(this.launcher(args, false), { env: { BERTH_HOME_ID: this.homeId } })
+  }
+
   /** Runs a short command attached and collects its output. */
   async run(args: string[]): Promise<ShellResult> {
     let stdout = ''

@@ -463,35 +463,6 @@ cmd_probe() {
 }
 
 # ------------------------------------------------------------------------------ transfers (issue 4) --
-# What a move, a fork or a snapshot carries, as parts read from and written into Docker's own
-# folders by the root helper: a container's writable layer, a volume's files, a checkpoint (its
-# pages followed into it, so it lands in Docker's plain layout). Parts are staged as files the ssh
-# user owns, so a transfer cut half way resumes from where it stopped.
-# root-xfer-pack KIND SRC OUT UID GID
-cmd_root_xfer_pack() {
-  shift; xk=$1 xs=$2 xf=$3 xu=$4 xg=$5
-  [ -d "$xs" ] || { log "$xs is not a folder"; return 3; }
-  rm -f "$xf.tmp"
-  case $xk in
-    upper|volume) tar -C "$xs" --numeric-owner --xattrs '--xattrs-include=*' -cpf "$xf.tmp" . ;;
-    checkpoint) tar -C "$xs" --numeric-owner -chpf "$xf.tmp" . ;;
-    *) log "unknown part $xk"; return 2 ;;
-  esac || { rm -f "$xf.tmp"; return 4; }
-  chown "$xu:$xg" "$xf.tmp" && mv "$xf.tmp" "$xf"
-}
-# root-xfer-unpack KIND IN DEST: a writable layer or a volume's files into their (new, unused)
-# folder; a checkpoint into the folder DEST, which must not exist yet.
-cmd_root_xfer_unpack() {
-  shift; xk=$1 xf=$2 xd=$3
-  case $xk in
-    upper|volume) [ -d "$xd" ] || { log "$xd is not a folder"; return 3; }
-      tar -C "$xd" --numeric-owner --xattrs '--xattrs-include=*' -xpf "$xf" || return 4 ;;
-    checkpoint) rm -rf "$xd.tmp" && mkdir -p "$xd.tmp" && tar -C "$xd.tmp" --numeric-owner -xpf "$xf" || return 4
-      rm -rf "$xd" && mv "$xd.tmp" "$xd" || return 5 ;;
-    *) log "unknown part $xk"; return 2 ;;
-  esac
-  sync -f "$xd" 2>/dev/null || sync
-}
 # root-copy-checkpoint SRC DEST: a checkpoint folder copied for another container on this server
 # (pages hard-linked when they can be: restores only read them), in Docker's plain layout.
 cmd_root_copy_checkpoint() {
@@ -502,44 +473,128 @@ cmd_root_copy_checkpoint() {
   rm -rf "$xd" && mv "$xd.tmp" "$xd" || return 5
   sync -f "$xd" 2>/dev/null || sync
 }
-# part_path KIND WHAT NAME: the folder a part lives in (sets P), from the engine's own answers
-part_path() {
-  case $1 in
-    upper) inspect_container "$2" || fail "container $2 not found"; P=$UPPER ;;
-    checkpoint) inspect_container "$2" || fail "container $2 not found"; P=$ROOT/containers/$CID/checkpoints/$3 ;;
-    volume) P=$(docker volume inspect -f '{{.Mountpoint}}' "$2" 2>/dev/null) || fail "volume $2 not found" ;;
-    *) fail "unknown part $1" ;;
-  esac
-  [ -n "$P" ] || fail "no folder for the $1 of $2"
-}
-# xfer-pack KIND CONTAINER|VOLUME NAME OUT: stages a part as the file OUT; prints "bytes N".
-cmd_xfer_pack() {
-  shift; xk=$1 xw=$2 xn=$3 xf=$4
-  if [ -f "$xf" ]; then echo "bytes $(wc -c < "$xf")"; return 0; fi
-  part_path "$xk" "$xw" "$xn"
-  mkdir -p "\${xf%/*}" || fail "cannot create \${xf%/*}"
-  can_root || fail "the root helper cannot start on this server"
-  as_root root-xfer-pack "$xk" "$P" "$xf" "$(id -u)" "$(id -g)" || fail "could not pack the $xk of $xw"
-  echo "bytes $(wc -c < "$xf")"
-}
-# xfer-unpack KIND CONTAINER|VOLUME NAME IN: a staged part into its place on this server.
-cmd_xfer_unpack() {
-  shift; xk=$1 xw=$2 xn=$3 xf=$4
-  [ -f "$xf" ] || fail "no staged part $xf"
-  part_path "$xk" "$xw" "$xn"
-  can_root || fail "the root helper cannot start on this server"
-  as_root root-xfer-unpack "$xk" "$xf" "$P" || fail "could not unpack the $xk into $xw"
-  echo "unpacked 1"
-}
 # checkpoint-copy FROM NAME TO [NEWNAME]: a checkpoint of container FROM, for container TO.
 cmd_checkpoint_copy() {
   shift; xfrom=$1 xn=$2 xto=$3 xnn=\${4:-$2}
-  part_path checkpoint "$xfrom" "$xn"; xs=$P
-  part_path checkpoint "$xto" "$xnn"; xd=$P
+  inspect_container "$xfrom" || fail "container $xfrom not found"; xs=$ROOT/containers/$CID/checkpoints/$xn
+  inspect_container "$xto" || fail "container $xto not found"; xd=$ROOT/containers/$CID/checkpoints/$xnn
   can_root || fail "the root helper cannot start on this server"
   as_root root-copy-checkpoint "$xs" "$xd" || fail "could not copy checkpoint $xn"
   echo "copied 1"
 }
+
+# A move's parts (root helper on both sides) go as ONE tar whose members are named after their
+# own folders (diff/ a writable layer, _data/ a volume's files, NAME/ and pages-NAME/ a
+# checkpoint), read by root on the source and unpacked by root straight into place on the
+# target. The source keeps a copy of the stream and the target keeps what it received, so a cut
+# stream continues from the first byte that did not arrive.
+XFER_TAR_OPTS="--numeric-owner --xattrs --xattrs-include=* --pax-option=delete=atime,delete=ctime"
+# root-xfer-tar ARG...: the tar of the members ("-C DIR MEMBER" pairs), to stdout
+cmd_root_xfer_tar() {
+  shift; set -f  # the arguments carry patterns (--exclude) that must reach tar as they are
+  # shellcheck disable=SC2086
+  tar $XFER_TAR_OPTS -cpf - "$@"
+}
+# root-xfer-tar-file FILE UID GID ARG...: the same, written to FILE (owned by UID:GID from the
+# start, so its owner can read it while it grows); the tar's pid goes to FILE.pid first
+cmd_root_xfer_tar_file() {
+  shift; xf=$1 xu=$2 xg=$3; shift 3; set -f
+  : > "$xf" && chown "$xu:$xg" "$xf" || return 4
+  echo $$ > "$xf.pid"
+  # shellcheck disable=SC2086
+  exec tar $XFER_TAR_OPTS -cpf "$xf" "$@"
+}
+# root-xfer-untar-follow FILE PID MAP...: unpacks FILE while the process PID (the one writing it)
+# runs, and what it wrote until it ended (tail follows the file as it grows)
+cmd_root_xfer_untar_follow() {
+  shift; xf=$1 xp=$2; shift 2
+  tail -c +1 --pid="$xp" -s 0.1 -f "$xf" | cmd_root_xfer_untar_file - - "$@"
+}
+# root-xfer-untar-file FILE MAP...: unpacks FILE ("-": stdin) straight into place, each member
+# renamed by MAP ("MEMBER DEST" pairs): diff to a writable layer, _data to a volume's folder, a
+# checkpoint NAME to its folder and its pages-NAME into that same folder (Docker's plain layout)
+cmd_root_xfer_untar_file() {
+  shift; xf=$1; shift; set -f
+  xt=
+  while [ $# -ge 2 ]; do
+    xt="$xt --transform=s|^$1\$|$2| --transform=s|^$1/|$2/|"
+    shift 2
+  done
+  # shellcheck disable=SC2086
+  tar -C / --numeric-owner --xattrs --xattrs-include=* $xt -xpf "$xf"
+}
+# xfer-status STAGE: "size N" when STAGE holds a complete copy of a stream, "have N" for what arrived
+cmd_xfer_status() {
+  shift; xd=$1
+  if [ -f "$xd/bundle.size" ]; then echo "size $(cat "$xd/bundle.size")"; fi
+  if [ -f "$xd/bundle.tar" ]; then echo "have $(wc -c < "$xd/bundle.tar")"; else echo "have 0"; fi
+}
+# xfer-send STAGE OFFSET DIR MEMBER [DIR MEMBER]...: the stream of those members from byte OFFSET;
+# a complete copy in STAGE (an earlier try's) serves a retry. As root the tar streams while its
+# copy is written; through the helper the copy is written first and then read (a docker exec's
+# output is slower than the disk).
+cmd_xfer_send() {
+  shift; xd=$1 xo=$2; shift 2
+  if [ -f "$xd/bundle.size" ]; then tail -c +$((xo + 1)) "$xd/bundle.tar"; return $?; fi
+  [ "$xo" = 0 ] || fail "no complete copy to continue from"
+  # pairs: "DIR MEMBER", or "-x PATTERN" to leave out (the split layout's links to its pages)
+  xargs_= xex=
+  while [ $# -ge 2 ]; do
+    if [ "$1" = -x ]; then xex="$xex --exclude=$2"; else xargs_="$xargs_ -C $1 $2"; fi
+    shift 2
+  done
+  xargs_="$xex$xargs_"
+  mkdir -p "$xd" || fail "cannot create $xd"
+  rm -f "$xd/bundle.tar" "$xd/bundle.size" "$xd/rc"
+  if [ "$(id -u)" = 0 ]; then
+    # tee -p: the copy is completed even if the connection reading the stream goes away
+    # shellcheck disable=SC2086
+    { cmd_root_xfer_tar - $xargs_; echo $? > "$xd/rc"; } | tee -p "$xd/bundle.tar"
+    [ "$(cat "$xd/rc" 2>/dev/null)" = 0 ] || { log "packing the parts failed"; return 1; }
+  else
+    can_root || fail "the root helper cannot start on this server"
+    # root writes the copy; it is sent as it grows (a docker exec's output is slower than the disk)
+    rm -f "$xd/bundle.tar.pid"
+    # shellcheck disable=SC2086
+    as_root root-xfer-tar-file "$xd/bundle.tar" "$(id -u)" "$(id -g)" $xargs_ & xroot=$!
+    i=0
+    while [ ! -s "$xd/bundle.tar.pid" ]; do
+      kill -0 $xroot 2>/dev/null || { wait $xroot; fail "packing the parts failed"; }
+      i=$((i + 1)); [ $i -gt 600 ] && fail "packing the parts did not start"
+      sleep 0.05
+    done
+    tail -c +1 --pid="$(cat "$xd/bundle.tar.pid")" -s 0.1 -f "$xd/bundle.tar" || return 1
+    wait $xroot || { log "packing the parts failed"; return 1; }
+    rm -f "$xd/bundle.tar.pid"
+  fi
+  wc -c < "$xd/bundle.tar" | tr -d ' ' > "$xd/bundle.size.tmp" && mv "$xd/bundle.size.tmp" "$xd/bundle.size"
+}
+# xfer-receive STAGE OFFSET MAP...: appends the stream to STAGE/bundle.tar from byte OFFSET and
+# unpacks the whole of it (an earlier try's bytes, then the rest) as root straight into place
+# (MAP: see root-xfer-untar-file): while it arrives as root, from the file through the helper.
+cmd_xfer_receive() {
+  shift; xd=$1 xo=$2; shift 2
+  mkdir -p "$xd" || fail "cannot create $xd"
+  xf=$xd/bundle.tar
+  if [ "$xo" = 0 ]; then : > "$xf"; else truncate -s "$xo" "$xf" || fail "cannot continue $xf"; fi
+  if [ "$(id -u)" = 0 ]; then
+    # tee -p: what arrives is kept even if unpacking stops early; a retry continues from it
+    { if [ "$xo" != 0 ]; then cat "$xf"; fi; tee -p -a "$xf"; } | cmd_root_xfer_untar_file - - "$@"
+    [ $? = 0 ] || fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)"
+  else
+    can_root || fail "the root helper cannot start on this server"
+    # what arrives is appended to the file, and root unpacks the file as it grows
+    exec 3<&0
+    cat <&3 >> "$xf" & xcat=$!
+    exec 3<&-
+    as_root root-xfer-untar-follow "$xf" "$xcat" "$@"; xrc=$?
+    wait $xcat; xcrc=$?
+    [ $xrc = 0 ] && [ $xcrc = 0 ] || fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)"
+  fi
+  echo "bytes $(wc -c < "$xf")"
+}
+# xfer-done STAGE: a transfer completed: its staged copy goes
+cmd_xfer_done() { shift; rm -rf "$1"; echo "removed 1"; }
 
 cmd=\${1:-}
 case $cmd in
@@ -548,7 +603,7 @@ case $cmd in
   run-job) shift; cmd_run_job "$@" ;;
   follow) shift; cmd_follow "$@" ;;
   forget) shift; cmd_forget "$@" ;;
-  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|checkpoint-copy|xfer-pack|xfer-unpack|image-remove|sync|probe|root-*)
+  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|checkpoint-copy|xfer-status|xfer-send|xfer-receive|xfer-done|image-remove|sync|probe|root-*)
     "cmd_$(echo "$cmd" | tr - _)" "$@" ;;
   *) echo "usage: berth-server.sh detach|follow|forget|pause|resume|checkpoint-*|sync|probe ..." >&2; exit 2 ;;
 esac

@@ -2,6 +2,12 @@
 // the image layers the target lacks, the writable layer, the workspace's files and, when it can
 // travel, the memory checkpoint. Used by a move (a paused session's own container) and by a session
 // started on another server from a snapshot. The source is only read.
+//
+// With the root helper on both sides the parts go as one stream, read from Docker's own folders and
+// unpacked by root as they arrive (no extra pass over the bytes); without it, the writable layer
+// travels in a committed image and the workspace through the docker CLI, staged part by part.
+import { dirname } from 'node:path'
+import type Dockerode from 'dockerode'
 import { BerthError } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import type { ProgressReporter } from '../progress'
@@ -11,7 +17,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import { carryImage, imageLayers, layersOn } from './image-carrier'
 import { tagForSession } from './restore'
 import { removeVolume } from './server-steps'
-import type { Part, StagedPart, Transfer } from './transfer'
+import { streamParts, type Part, type StagedPart, type Transfer } from './transfer'
 
 export interface CarryRequest {
   source: Engine
@@ -24,12 +30,14 @@ export interface CarryRequest {
   env: Record<string, string>
   /** the image on the source the new container is made from (by id or tag) */
   image: string
-  /** the source container whose writable layer travels on top of `image` (root helper needed) */
+  /** the root helper runs on both servers: the one-stream path */
+  root: boolean
+  /** the source container whose writable layer travels on top of `image` (root path only) */
   upperFrom?: string | undefined
-  /** where the workspace's files come from: a volume's folder (root) or a container's /workspace */
+  /** where the workspace's files come from: a volume (root path) or a container's /workspace */
   workspaceFrom: { volume: string } | { container: string }
-  /** a memory checkpoint to place in the new container under the same name */
-  checkpointFrom?: { container: string; name: string } | undefined
+  /** a memory checkpoint to place in the new container under the same name (root path only) */
+  checkpointFrom?: { container: string; name: string; layout: 'split' | 'docker' } | undefined
   progress?: ProgressReporter | undefined
 }
 
@@ -46,6 +54,7 @@ export interface CarryOutcome {
 
 export async function carryContainer(transfer: Transfer, req: CarryRequest): Promise<CarryOutcome> {
   const { source, target, progress } = req
+  const checkpoints = transfer.checkpoints
   let bytes = 0
   let layersSent = 0
   let layersSkipped = 0
@@ -56,49 +65,87 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
   const sourceId = (await source.docker.getImage(req.image).inspect()).Id
   if (await imageLayers(target, sourceId)) layersSkipped = layers.length
   else {
-    const have = await layersOn(target)
-    const carried = await carryImage({ source, target, ref: sourceId, progress, have })
+    const carried = await carryImage({ source, target, ref: sourceId, progress, have: await layersOn(target) })
     bytes += carried.bytes
     layersSent = carried.layersSent
     layersSkipped = carried.layersSkipped
   }
   const image = await tagForSession(target, req.homeId, req.row.id, sourceId)
 
-  // 2. the parts, staged on the source (an earlier try's are reused), then relayed
-  const parts: Array<{ part: Part; file: string; into: (containerId: string) => Part }> = []
-  if (req.upperFrom) parts.push({ part: { kind: 'upper', what: req.upperFrom }, file: 'upper.tar', into: (c) => ({ kind: 'upper', what: c }) })
-  if ('volume' in req.workspaceFrom) {
-    parts.push({ part: { kind: 'volume', what: req.workspaceFrom.volume }, file: 'volume.tar', into: () => ({ kind: 'volume', what: volumeName(req.row.id) }) })
-  } else {
-    parts.push({ part: { kind: 'workspace', what: req.workspaceFrom.container }, file: 'workspace.tar', into: (c) => ({ kind: 'workspace', what: c }) })
-  }
-  if (req.checkpointFrom) {
-    const cp = req.checkpointFrom
-    parts.push({ part: { kind: 'checkpoint', what: cp.container, name: cp.name }, file: 'checkpoint.tar', into: (c) => ({ kind: 'checkpoint', what: c, name: cp.name }) })
-  }
-  progress?.stage('stage', `preparing ${parts.map((p) => p.part.kind).join(', ')} on ${source.name}`)
-  const staged: StagedPart[] = []
-  for (const p of parts) staged.push(await transfer.pack(source, req.key, p.part, p.file))
-  const total = staged.reduce((n, s) => n + s.bytes, 0)
-  const targetDir = await transfer.stage.dir(target, req.key)
-  progress?.stage('send', `sending ${parts.length} part${parts.length === 1 ? '' : 's'} to ${target.name}`, total)
-  let offset = 0
-  let resumedBytes = 0
-  for (let i = 0; i < staged.length; i++) {
-    const s = staged[i]!
-    const r = await transfer.relay(source, s, target, `${targetDir}/${parts[i]!.file}`, progress, s.part.kind === 'checkpoint' ? 'memory checkpoint' : s.part.kind === 'upper' ? 'writable layer' : 'workspace', offset, total)
-    bytes += r.sent
-    resumedBytes += r.resumed
-    offset += s.bytes
+  // 2. the container on the target, made as at creation (its parts go in before it ever starts)
+  const make = async (): Promise<Dockerode.Container> => {
+    await removeVolume(target, volumeName(req.row.id))
+    await ensureWorkspaceVolume(target, req.row.id, req.homeId)
+    return await target.docker.createContainer(
+      containerSpec({ id: req.row.id, route: req.row.route, image, env: req.env, home: req.homeId, secrets: req.row.secrets.length > 0 }),
+    )
   }
 
-  // 3. the container on the target, made as at creation, its parts put in place before it starts
+  // 3. the parts
+  if (req.root) {
+    // the container first: its writable layer and volume are where the stream unpacks to
+    const created = await make()
+    const info = await created.inspect()
+    const targetRoot = (await target.facts()).dockerRootDir
+    const members: Array<[string, string]> = []
+    const places: Array<[string, string]> = []
+    const names: string[] = []
+    if (req.upperFrom) {
+      members.push([dirname(await upperDir(source, req.upperFrom)), 'diff'])
+      places.push(['diff', await upperDir(target, info.Id)])
+      names.push('writable layer')
+    }
+    if ('volume' in req.workspaceFrom) {
+      members.push([dirname(await volumeDir(source, req.workspaceFrom.volume)), '_data'])
+      places.push(['_data', await volumeDir(target, volumeName(req.row.id))])
+      names.push('workspace')
+    }
+    const cp = req.checkpointFrom
+    if (cp) {
+      const root = (await source.facts()).dockerRootDir
+      const id = (await source.docker.getContainer(cp.container).inspect()).Id
+      const dest = `${targetRoot}/containers/${info.Id}/checkpoints/${cp.name}`
+      members.push([`${root}/containers/${id}/checkpoints`, cp.name])
+      places.push([cp.name, dest])
+      if (cp.layout === 'split') {
+        // the pages follow into the checkpoint's own folder (Docker's plain layout on the target),
+        // in place of the links to them (tar would make links last, over the pages)
+        members.unshift(['-x', `${cp.name}/pages-*.img`])
+        members.push([`${root}/containers/${id}/berth`, `pages-${cp.name}`])
+        places.push([`pages-${cp.name}`, dest])
+      }
+      names.push('memory checkpoint')
+    }
+    progress?.stage('send', `sending the ${names.join(', ')} to ${target.name}`)
+    const stats = await streamParts(transfer, checkpoints, { source, target, key: req.key, members, places, progress, label: names.join(', ') })
+    bytes += stats.sent
+    return { containerId: info.Id, image, bytes, resumedBytes: stats.resumed, layersSent, layersSkipped }
+  }
+
+  // without root: the workspace through the docker CLI, staged and relayed part by part
+  if ('volume' in req.workspaceFrom) throw new BerthError('internal', 'a volume travels only with the root helper')
+  const part: Part = { kind: 'workspace', what: req.workspaceFrom.container }
+  progress?.stage('stage', `preparing the workspace on ${source.name}`)
+  const staged: StagedPart = await transfer.pack(source, req.key, part, 'workspace.tar')
+  const targetFile = `${await transfer.stage.dir(target, req.key)}/workspace.tar`
+  progress?.stage('send', `sending the workspace to ${target.name}`, staged.bytes)
+  const r = await transfer.relay(source, staged, target, targetFile, progress, 'workspace')
+  bytes += r.sent
   progress?.stage('apply', `making the session's container on ${target.name}`)
-  await removeVolume(target, volumeName(req.row.id))
-  await ensureWorkspaceVolume(target, req.row.id, req.homeId)
-  const created = await target.docker.createContainer(
-    containerSpec({ id: req.row.id, route: req.row.route, image, env: req.env, home: req.homeId, secrets: req.row.secrets.length > 0 }),
-  )
-  for (let i = 0; i < parts.length; i++) await transfer.unpack(target, parts[i]!.into(created.id), `${targetDir}/${parts[i]!.file}`)
-  return { containerId: created.id, image, bytes, resumedBytes, layersSent, layersSkipped }
+  const created = await make()
+  await transfer.unpack(target, { kind: 'workspace', what: created.id }, targetFile)
+  return { containerId: created.id, image, bytes, resumedBytes: r.resumed, layersSent, layersSkipped }
+}
+
+async function upperDir(engine: Engine, container: string): Promise<string> {
+  const info = await engine.docker.getContainer(container).inspect()
+  const upper = (info.GraphDriver?.Data as Record<string, string> | undefined)?.UpperDir
+  if (!upper || !upper.endsWith('/diff')) throw new BerthError('internal', `the engine on ${engine.name} does not use overlay2; its writable layers cannot travel this way`)
+  return upper
+}
+
+async function volumeDir(engine: Engine, name: string): Promise<string> {
+  const v = (await engine.docker.getVolume(name).inspect()) as { Mountpoint?: string }
+  if (!v.Mountpoint || !v.Mountpoint.endsWith('/_data')) throw new BerthError('internal', `the volume ${name} on ${engine.name} is not a local volume`)
+  return v.Mountpoint
 }

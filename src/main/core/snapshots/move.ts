@@ -68,6 +68,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
         row,
         env: row.env,
         image,
+        root,
         upperFrom: root ? info.Id : undefined,
         workspaceFrom: root ? { volume: volumeName(row.id) } : { container: info.Id },
         checkpointFrom: plan.carry && plan.checkpoint ? plan.checkpoint : undefined,
@@ -143,7 +144,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
 
 interface MemoryPlan {
   carry: boolean
-  checkpoint: { container: string; name: string } | null
+  checkpoint: { container: string; name: string; layout: 'split' | 'docker' } | null
   note: string | null
 }
 
@@ -158,7 +159,7 @@ async function memoryPlan(svc: SnapshotService, row: SessionRow, to: string, roo
   if (!root) return { carry: false, checkpoint: null, note: `memory did not travel: the root helper is not available on ${row.server} or ${to}; it boots from its files` }
   const support = await memory.supported(to)
   if (!support.memory) return { carry: false, checkpoint: null, note: `memory did not travel: ${support.reason ?? `${to} cannot restore checkpoints`}; it boots from its files` }
-  return { carry: true, checkpoint: { container: cp.container, name: cp.name }, note: null }
+  return { carry: true, checkpoint: { container: cp.container, name: cp.name, layout: cp.layout }, note: null }
 }
 
 /** A failed try: whatever was made on the target goes (its staged parts stay for the next try). */

@@ -89,8 +89,9 @@ async function restoreElsewhere(
       row,
       env: req.env,
       image: snapshot.imageRef!,
+      root,
       workspaceFrom: root || !helper ? { volume: snapshot.volumeRef! } : { container: helper },
-      checkpointFrom: carryMemory ? { container: snapshot.checkpoint!.container, name: snapshot.checkpoint!.name } : undefined,
+      checkpointFrom: carryMemory ? { container: snapshot.checkpoint!.container, name: snapshot.checkpoint!.name, layout: 'docker' } : undefined,
       progress: req.progress,
     })
     for (const hook of ctx.sessions.beforeStart) await hook({ ...row, containerId: out.containerId }, target, out.containerId)

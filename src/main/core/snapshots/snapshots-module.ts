@@ -25,7 +25,7 @@ export interface SnapshotsModule {
 }
 
 export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseService): SnapshotsModule {
-  const memory = pause ? new MemoryParts(pause) : undefined
+  const memory = pause ? new MemoryParts(pause, core.engines) : undefined
   const service = new SnapshotService({
     memory,
     repo: new SnapshotsRepo(core.db),

@@ -11,14 +11,11 @@ import { runShell, shq, type Engine } from '../engines/engine'
 import type { ProgressReporter } from '../progress'
 import { shellOk } from './server-steps'
 
-export type PartKind = 'upper' | 'volume' | 'checkpoint' | 'workspace'
-
+/** A part staged without the root helper: a container's /workspace, through the docker CLI. */
 export interface Part {
-  kind: PartKind
-  /** the container (upper, checkpoint, workspace) or the volume (volume) it is read from / written into */
+  kind: 'workspace'
+  /** the container it is read from / written into */
   what: string
-  /** the checkpoint's name */
-  name?: string
 }
 
 export interface StagedPart {
@@ -61,7 +58,7 @@ export class Transfer {
   private readonly rootCache = new Map<string, Promise<boolean>>()
 
   constructor(
-    private readonly checkpoints: Checkpoints,
+    readonly checkpoints: Checkpoints,
     homeId: string,
   ) {
     this.stage = new TransferStage(homeId)
@@ -84,28 +81,20 @@ export class Transfer {
   /** Stages a part as a file on its server (reused when an earlier try already made it). */
   async pack(engine: Engine, key: string, part: Part, file: string): Promise<StagedPart> {
     const path = `${await this.stage.dir(engine, key)}/${file}`
-    if (part.kind === 'workspace') {
-      // no root: the engine itself reads the container's /workspace (a tar with workspace/ inside)
-      const out = await shellOk(
-        engine,
-        `F=${shq(path)}
+    // the engine itself reads the container's /workspace (a tar with workspace/ inside)
+    const out = await shellOk(
+      engine,
+      `F=${shq(path)}
 if [ ! -f "$F" ]; then mkdir -p "\${F%/*}"; docker cp ${shq(`${part.what}:/workspace`)} - > "$F.tmp" && mv "$F.tmp" "$F"; fi
 wc -c < "$F"`,
-        'staging the workspace',
-      )
-      return { part, file: path, bytes: Number(out.trim()) }
-    }
-    const f = await this.checkpoints.runner(engine.name).fields(['xfer-pack', part.kind, part.what, part.name ?? '-', path], `staging the ${part.kind}`)
-    return { part, file: path, bytes: Number(f.get('bytes')?.[0] ?? 0) }
+      'staging the workspace',
+    )
+    return { part, file: path, bytes: Number(out.trim()) }
   }
 
   /** Applies a staged part on the target. */
   async unpack(engine: Engine, part: Part, file: string): Promise<void> {
-    if (part.kind === 'workspace') {
-      await shellOk(engine, `docker cp -a - ${shq(`${part.what}:/`)} < ${shq(file)}`, 'unpacking the workspace')
-      return
-    }
-    await this.checkpoints.runner(engine.name).fields(['xfer-unpack', part.kind, part.what, part.name ?? '-', file], `unpacking the ${part.kind}`)
+    await shellOk(engine, `docker cp -a - ${shq(`${part.what}:/`)} < ${shq(file)}`, 'unpacking the workspace')
   }
 
   /**
@@ -161,6 +150,95 @@ wc -c < "$F"`,
     if (size !== staged.bytes) throw cut(source, target, label, new Error(`${size} of ${staged.bytes} bytes arrived`))
     return { sent, resumed: have }
   }
+}
+
+export interface StreamRequest {
+  source: Engine
+  target: Engine
+  key: string
+  /** what travels, as folders on the source and the member of each that goes (diff, _data...) */
+  members: Array<[dir: string, member: string]>
+  /** where each member lands on the target: [member, folder] */
+  places: Array<[member: string, dest: string]>
+  progress?: ProgressReporter | undefined
+  label: string
+}
+
+export interface StreamStats extends RelayStats {
+  total: number
+}
+
+function numberField(f: Map<string, string[]>, key: string): number | undefined {
+  const v = f.get(key)?.[0]
+  return v === undefined ? undefined : Number(v)
+}
+
+function fieldsOf(out: string): Map<string, string[]> {
+  const m = new Map<string, string[]>()
+  for (const line of out.split('\n')) {
+    const sp = line.indexOf(' ')
+    if (sp > 0) m.set(line.slice(0, sp), [...(m.get(line.slice(0, sp)) ?? []), line.slice(sp + 1)])
+  }
+  return m
+}
+
+/** The fast path (root helper on both sides): one tar stream, read and unpacked by root as it goes. */
+export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, req: StreamRequest): Promise<StreamStats> {
+  const { source, target } = req
+  const [srcStage, dstStage] = await Promise.all([transfer.stage.dir(source, req.key), transfer.stage.dir(target, req.key)])
+  const [s, t] = await Promise.all([
+    checkpoints.runner(source.name).fields(['xfer-status', srcStage], 'checking the staged parts'),
+    checkpoints.runner(target.name).fields(['xfer-status', dstStage], 'checking what arrived'),
+  ])
+  const complete = numberField(s, 'size')
+  const have = numberField(t, 'have') ?? 0
+  // an earlier try's bytes count only against a complete copy on the source (the same bytes again)
+  const offset = complete !== undefined && have <= complete ? have : 0
+  const dst = await checkpoints.runner(target.name).stream(['xfer-receive', dstStage, String(offset), ...req.places.flat()])
+  let src
+  try {
+    src = await checkpoints.runner(source.name).stream(['xfer-send', srcStage, String(offset), ...req.members.flat()])
+  } catch (e) {
+    dst.kill()
+    throw e
+  }
+  src.stdin.end()
+  let sent = 0
+  const total = complete ?? null
+  const progress = req.progress
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      sent += chunk.length
+      progress?.bytes('send', `sending the ${req.label} to ${target.name}`, offset + sent, total)
+      cb(null, chunk)
+    },
+  })
+  const out: Buffer[] = []
+  const errs: Buffer[] = []
+  dst.stdout.on('data', (d: Buffer) => out.push(d))
+  src.stderr.on('data', (d: Buffer) => errs.push(d))
+  dst.stderr.on('data', (d: Buffer) => errs.push(d))
+  try {
+    await pipeline(src.stdout, counter, dst.stdin)
+  } catch (e) {
+    src.kill()
+    dst.kill()
+    throw cut(source, target, req.label, e)
+  }
+  const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
+  const got = fieldsOf(Buffer.concat(out).toString())
+  if (srcCode !== 0 || dstCode !== 0) {
+    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)
+    if (srcCode === null || dstCode === null) throw cut(source, target, req.label, new Error(why))
+    throw new BerthError('internal', `sending the ${req.label} to ${target.name} failed: ${why}`)
+  }
+  const size = complete ?? numberField(await checkpoints.runner(source.name).fields(['xfer-status', srcStage], 'checking the staged parts'), 'size')
+  const received = numberField(got, 'bytes')
+  if (size === undefined || received !== size) throw cut(source, target, req.label, new Error(`${received ?? 0} of ${size ?? '?'} bytes arrived`))
+  // whole and in place: neither side needs its copy any more (removed off the critical path)
+  void checkpoints.runner(source.name).run(['xfer-done', srcStage]).catch(() => undefined)
+  void checkpoints.runner(target.name).run(['xfer-done', dstStage]).catch(() => undefined)
+  return { sent, resumed: offset, total: size }
 }
 
 function cut(source: Engine, target: Engine, label: string, e: unknown): BerthError {
