@@ -96,7 +96,7 @@ describe('a move whose connection is cut half way', () => {
     const stage = `/home/office/.local/state/berth/${homeId}/xfer`
     const received = () => {
       try {
-        return Number(execFileSync('sh', ['-c', `cat ${stage}/*/upper.tar 2>/dev/null | wc -c`]).toString().trim())
+        return Number(execFileSync('sh', ['-c', `cat ${stage}/*/bundle.tar 2>/dev/null | wc -c`]).toString().trim())
       } catch {
         return 0
       }
@@ -130,6 +130,6 @@ describe('a move whose connection is cut half way', () => {
     const check = await berth.run(['exec', s.id, '--', 'sha256sum', '-c', '/opt/blob.sum'])
     expect(check.stdout).toContain('/opt/blob: OK')
     // nothing staged is left behind once the move completed
-    expect(received()).toBe(0)
+    await until(() => received() === 0, 'the staged copies to go')
   })
 })

@@ -524,8 +524,11 @@ cmd_root_xfer_untar_file() {
   tar -C / --numeric-owner --xattrs --xattrs-include=* $xt -xpf "$xf"
 }
 # xfer-status STAGE: "size N" when STAGE holds a complete copy of a stream, "have N" for what arrived
+# (a copy still being written, by a send whose reader went away, is waited for)
 cmd_xfer_status() {
   shift; xd=$1
+  i=0
+  while [ -f "$xd/bundle.writing" ] && kill -0 "$(cat "$xd/bundle.writing" 2>/dev/null)" 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.2; i=$((i + 1)); done
   if [ -f "$xd/bundle.size" ]; then echo "size $(cat "$xd/bundle.size")"; fi
   if [ -f "$xd/bundle.tar" ]; then echo "have $(wc -c < "$xd/bundle.tar")"; else echo "have 0"; fi
 }
@@ -535,6 +538,7 @@ cmd_xfer_status() {
 # output is slower than the disk).
 cmd_xfer_send() {
   shift; xd=$1 xo=$2; shift 2
+  trap '' PIPE
   if [ -f "$xd/bundle.size" ]; then tail -c +$((xo + 1)) "$xd/bundle.tar"; return $?; fi
   [ "$xo" = 0 ] || fail "no complete copy to continue from"
   # pairs: "DIR MEMBER", or "-x PATTERN" to leave out (the split layout's links to its pages)
@@ -546,6 +550,7 @@ cmd_xfer_send() {
   xargs_="$xex$xargs_"
   mkdir -p "$xd" || fail "cannot create $xd"
   rm -f "$xd/bundle.tar" "$xd/bundle.size" "$xd/rc"
+  echo $$ > "$xd/bundle.writing"
   if [ "$(id -u)" = 0 ]; then
     # tee -p: the copy is completed even if the connection reading the stream goes away
     # shellcheck disable=SC2086
@@ -563,11 +568,13 @@ cmd_xfer_send() {
       i=$((i + 1)); [ $i -gt 600 ] && fail "packing the parts did not start"
       sleep 0.05
     done
-    tail -c +1 --pid="$(cat "$xd/bundle.tar.pid")" -s 0.1 -f "$xd/bundle.tar" || return 1
+    # a reader that goes away does not stop the copy: the next try sends from it
+    tail -c +1 --pid="$(cat "$xd/bundle.tar.pid")" -s 0.1 -f "$xd/bundle.tar"
     wait $xroot || { log "packing the parts failed"; return 1; }
     rm -f "$xd/bundle.tar.pid"
   fi
   wc -c < "$xd/bundle.tar" | tr -d ' ' > "$xd/bundle.size.tmp" && mv "$xd/bundle.size.tmp" "$xd/bundle.size"
+  rm -f "$xd/bundle.writing"
 }
 # xfer-receive STAGE OFFSET MAP...: appends the stream to STAGE/bundle.tar from byte OFFSET and
 # unpacks the whole of it (an earlier try's bytes, then the rest) as root straight into place

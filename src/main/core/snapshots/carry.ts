@@ -12,7 +12,7 @@ import { BerthError } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import type { ProgressReporter } from '../progress'
 import { containerSpec, volumeName } from '../sessions/container-spec'
-import { ensureWorkspaceVolume } from '../sessions/session-container'
+import { ensureWorkspaceVolume, removeSessionContainer } from '../sessions/session-container'
 import type { SessionRow } from '../store/sessions-repo'
 import { carryImage, imageLayers, layersOn } from './image-carrier'
 import { tagForSession } from './restore'
@@ -74,6 +74,8 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
 
   // 2. the container on the target, made as at creation (its parts go in before it ever starts)
   const make = async (): Promise<Dockerode.Container> => {
+    // anything of this session on the target is a leftover of an earlier, failed try
+    await removeSessionContainer(target, req.row.id)
     await removeVolume(target, volumeName(req.row.id))
     await ensureWorkspaceVolume(target, req.row.id, req.homeId)
     return await target.docker.createContainer(

@@ -134,7 +134,11 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
       }
     } catch (e) {
       const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
-      if (made) await undoTarget(svc, target, row).catch(() => undefined)
+      if (made) {
+        await undoTarget(svc, target, row).catch((u: Error) =>
+          ctx.lifecycle.note(row.id, 'move-leftover', { server: args.to, reason: oneSentence(u.message), note: 'removed by the next move there' }),
+        )
+      }
       ctx.lifecycle.transition(row.id, { from: ['moving'], to: 'paused', verb: 'move', detail: { failed: reason, to: args.to } })
       if (e instanceof BerthError) throw e
       throw new BerthError('internal', `could not move ${row.name} to ${args.to}: ${reason}; it is still paused on ${from}`)
@@ -164,9 +168,19 @@ async function memoryPlan(svc: SnapshotService, row: SessionRow, to: string, roo
 
 /** A failed try: whatever was made on the target goes (its staged parts stay for the next try). */
 async function undoTarget(svc: SnapshotService, target: Engine, row: SessionRow): Promise<void> {
-  await removeSessionContainer(target, row.id)
-  await removeVolume(target, volumeName(row.id))
-  await removeImageTag(target, sessionImage(svc.ctx.homeId, row.id)).catch(() => undefined)
+  // the connection may just have been cut: a second try runs on a new one
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await target.ready()
+      await removeSessionContainer(target, row.id)
+      await removeVolume(target, volumeName(row.id))
+      await removeImageTag(target, sessionImage(svc.ctx.homeId, row.id)).catch(() => undefined)
+      return
+    } catch (e) {
+      if (attempt >= 2) throw e
+      await new Promise((r) => setTimeout(r, 300))
+    }
+  }
 }
 
 async function cleanupSource(svc: SnapshotService, transfer: Transfer, source: Engine, target: Engine, row: SessionRow, key: string): Promise<void> {

@@ -221,7 +221,8 @@ export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, 
   try {
     await pipeline(src.stdout, counter, dst.stdin)
   } catch (e) {
-    src.kill()
+    // the source is left to finish its copy (it no longer has a reader): the next try sends from it
+    src.stdout.destroy()
     dst.kill()
     throw cut(source, target, req.label, e)
   }
