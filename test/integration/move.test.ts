@@ -43,7 +43,8 @@ describe('moving a paused session to another server and back', () => {
     expect(await readTmuxVariable(berth, s.id)).toBe('v=from-the-laptop')
     // the session lives in one place: nothing of it is left on the laptop
     const homeId = await berth.homeId()
-    expect(await localDocker().listContainers({ all: true, filters: { label: [`berth.session=${s.id}`, `berth.home=${homeId}`] } })).toEqual([])
+    await until(async () => (await localDocker().listContainers({ all: true, filters: { label: [`berth.session=${s.id}`, `berth.home=${homeId}`] } })).length === 0, 'the laptop copy to go')
+    expect((await localDocker().listVolumes({ filters: { label: [`berth.session=${s.id}`] } })).Volumes ?? []).toEqual([])
     expect((await officeDocker().listContainers({ filters: { label: [`berth.session=${s.id}`] } })).length).toBe(1)
 
     // and back, with a change made on the office server

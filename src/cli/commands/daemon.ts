@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runDaemon, log } from '../../main/daemon'
 import { BerthError } from '../../shared/errors'
 import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../client'
 import { bool, type Command } from '../command'
@@ -15,6 +14,9 @@ export const daemonCommands: Command[] = [
     positionals: [0, 0],
     async run(p, io) {
       if (bool(p, 'foreground')) {
+        // the core (and its native and network modules) loads only here: every other verb is a
+        // client of the control socket and starts in a fraction of the time
+        const { runDaemon, log } = await import('../../main/daemon')
         const d = await runDaemon(io.home)
         log(`berth daemon ${process.pid} drives the engines for ${io.home}`)
         const stop = () => void d.stop()

@@ -85,43 +85,50 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
 
   // 3. the parts
   if (req.root) {
-    // the container first: its writable layer and volume are where the stream unpacks to
-    const created = await make()
-    const info = await created.inspect()
+    // the container is made while the two sides check what an earlier try left: the stream
+    // unpacks straight into its writable layer, its volume and its checkpoints folder
     const targetRoot = (await target.facts()).dockerRootDir
+    const making = (async () => {
+      const created = await make()
+      const info = await created.inspect()
+      return { info, upper: await upperDir(target, info.Id), volume: await volumeDir(target, volumeName(req.row.id)) }
+    })()
+    making.catch(() => undefined)
     const members: Array<[string, string]> = []
-    const places: Array<[string, string]> = []
+    const placing: Array<(m: Awaited<typeof making>) => [string, string]> = []
     const names: string[] = []
     if (req.upperFrom) {
       members.push([dirname(await upperDir(source, req.upperFrom)), 'diff'])
-      places.push(['diff', await upperDir(target, info.Id)])
+      placing.push((m) => ['diff', m.upper])
       names.push('writable layer')
     }
     if ('volume' in req.workspaceFrom) {
       members.push([dirname(await volumeDir(source, req.workspaceFrom.volume)), '_data'])
-      places.push(['_data', await volumeDir(target, volumeName(req.row.id))])
+      placing.push((m) => ['_data', m.volume])
       names.push('workspace')
     }
     const cp = req.checkpointFrom
     if (cp) {
       const root = (await source.facts()).dockerRootDir
       const id = (await source.docker.getContainer(cp.container).inspect()).Id
-      const dest = `${targetRoot}/containers/${info.Id}/checkpoints/${cp.name}`
+      const dest = (m: Awaited<typeof making>) => `${targetRoot}/containers/${m.info.Id}/checkpoints/${cp.name}`
       members.push([`${root}/containers/${id}/checkpoints`, cp.name])
-      places.push([cp.name, dest])
+      placing.push((m) => [cp.name, dest(m)])
       if (cp.layout === 'split') {
         // the pages follow into the checkpoint's own folder (Docker's plain layout on the target),
         // in place of the links to them (tar would make links last, over the pages)
         members.unshift(['-x', `${cp.name}/pages-*.img`])
         members.push([`${root}/containers/${id}/berth`, `pages-${cp.name}`])
-        places.push([`pages-${cp.name}`, dest])
+        placing.push((m) => [`pages-${cp.name}`, dest(m)])
       }
       names.push('memory checkpoint')
     }
     progress?.stage('send', `sending the ${names.join(', ')} to ${target.name}`)
+    const places = making.then((m) => placing.map((f) => f(m)))
     const stats = await streamParts(transfer, checkpoints, { source, target, key: req.key, members, places, progress, label: names.join(', ') })
     bytes += stats.sent
-    return { containerId: info.Id, image, bytes, resumedBytes: stats.resumed, layersSent, layersSkipped }
+    const made = await making
+    return { containerId: made.info.Id, image, bytes, resumedBytes: stats.resumed, layersSent, layersSkipped }
   }
 
   // without root: the workspace through the docker CLI, staged and relayed part by part

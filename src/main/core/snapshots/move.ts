@@ -9,7 +9,7 @@ import type { MoveResult } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { ProgressReporter } from '../progress'
-import { containerName, volumeName } from '../sessions/container-spec'
+import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../sessions/container-spec'
 import { removeSessionContainer } from '../sessions/session-container'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
@@ -117,7 +117,9 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
       // the session lives in one place: the source's container, volume and staged parts go
       svc.dropPauseRecords(row.id)
       svc.setOrigin(row.id, { verb: 'move', snapshot: null, memory, note, at: nowIso() })
-      await cleanupSource(svc, transfer, source, target, row, `${row.id}-${info.Id.slice(0, 12)}-${args.to}`)
+      // off the critical path: the session already runs on the target (a Berth that stops before
+      // this finishes leaves a stopped copy, which the sweep at the next start removes)
+      void cleanupSource(svc, transfer, source, target, row, `${row.id}-${info.Id.slice(0, 12)}-${args.to}`)
       const seconds = (performance.now() - t0) / 1000
       progress.done('move', `${row.name} ${args.resume ? 'runs' : 'is paused'} on ${args.to}${memory ? ' with its memory' : note ? ` (${note})` : ''}`, out.bytes)
       return {
@@ -192,6 +194,30 @@ async function cleanupSource(svc: SnapshotService, transfer: Transfer, source: E
   }
   await transfer.stage.remove(source, key)
   await transfer.stage.remove(target, key)
+}
+
+/**
+ * A session lives on one server: containers of this Berth home found on another server than their
+ * session's (a move's source that a stop interrupted before its clean-up) are removed.
+ */
+export async function sweepLeftovers(svc: SnapshotService, servers: string[]): Promise<void> {
+  const ctx = svc.ctx
+  for (const server of servers) {
+    try {
+      const engine = ctx.engines.get(server)
+      await engine.ready()
+      const list = await engine.docker.listContainers({ all: true, filters: { label: [`${LABEL_HOME}=${ctx.homeId}`] } })
+      for (const c of list) {
+        const id = c.Labels?.[LABEL_SESSION]
+        const row = id ? ctx.sessionsRepo.get(id) : undefined
+        if (!row || row.server === server || !['running', 'paused', 'finished', 'failed'].includes(row.state)) continue
+        await removeContainerAndVolume(engine.docker, row.id).catch(() => undefined)
+        ctx.lifecycle.note(row.id, 'move-leftover-removed', { server })
+      }
+    } catch {
+      // unreachable now: swept on a later start
+    }
+  }
 }
 
 /** After a crash in the middle of a move: the source was never touched, so the session is paused there. */

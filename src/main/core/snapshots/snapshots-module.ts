@@ -8,7 +8,7 @@ import { SnapshotsRepo } from '../store/snapshots-repo'
 import type { PauseService } from '../pause/pause-service'
 import { fork } from './fork'
 import { MemoryParts } from './memory'
-import { move, recoverMove } from './move'
+import { move, recoverMove, sweepLeftovers } from './move'
 import { testRestore } from './test-restore'
 import { Transfer } from './transfer'
 import { completeRestart, restart } from './restart'
@@ -83,6 +83,7 @@ export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseServ
     {
       start: async () => {
         await service.reconcile()
+        void sweepLeftovers(service, core.servers.list().map((s) => s.name))
         sealer.start()
       },
       stop: () => sealer.stop(),

@@ -158,8 +158,8 @@ export interface StreamRequest {
   key: string
   /** what travels, as folders on the source and the member of each that goes (diff, _data...) */
   members: Array<[dir: string, member: string]>
-  /** where each member lands on the target: [member, folder] */
-  places: Array<[member: string, dest: string]>
+  /** where each member lands on the target: [member, folder] (may still be in the making) */
+  places: Array<[member: string, dest: string]> | Promise<Array<[member: string, dest: string]>>
   progress?: ProgressReporter | undefined
   label: string
 }
@@ -186,15 +186,16 @@ function fieldsOf(out: string): Map<string, string[]> {
 export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, req: StreamRequest): Promise<StreamStats> {
   const { source, target } = req
   const [srcStage, dstStage] = await Promise.all([transfer.stage.dir(source, req.key), transfer.stage.dir(target, req.key)])
-  const [s, t] = await Promise.all([
+  const [s, t, places] = await Promise.all([
     checkpoints.runner(source.name).fields(['xfer-status', srcStage], 'checking the staged parts'),
     checkpoints.runner(target.name).fields(['xfer-status', dstStage], 'checking what arrived'),
+    req.places,
   ])
   const complete = numberField(s, 'size')
   const have = numberField(t, 'have') ?? 0
   // an earlier try's bytes count only against a complete copy on the source (the same bytes again)
   const offset = complete !== undefined && have <= complete ? have : 0
-  const dst = await checkpoints.runner(target.name).stream(['xfer-receive', dstStage, String(offset), ...req.places.flat()])
+  const dst = await checkpoints.runner(target.name).stream(['xfer-receive', dstStage, String(offset), ...places.flat()])
   let src
   try {
     src = await checkpoints.runner(source.name).stream(['xfer-send', srcStage, String(offset), ...req.members.flat()])
