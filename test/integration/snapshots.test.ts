@@ -1,7 +1,7 @@
 // Snapshots on the laptop's engine: tag-qualified names, pages newest first, sessions made from a
 // snapshot, a rewind that keeps what it replaced, and a restart that keeps files and route.
 import { afterAll, describe, expect, it } from 'vitest'
-import { BerthHome, containersOf, localDocker } from '../support/berth'
+import { BerthHome, containersOf, localDocker, sleep } from '../support/berth'
 import { testHost } from '../support/testhost'
 
 // is the `sleep 1000` started earlier still running? (busybox has no pgrep; the pattern never matches grep itself)
@@ -134,5 +134,26 @@ describe('snapshots', () => {
     const finished = await berth.run(['restart', 'rs'])
     expect(finished.code).toBe(1)
     expect(finished.stderr).toContain('finished')
+  })
+
+  it('lists paused sessions older than staleAfterDays for clean-up, and never deletes them', async () => {
+    const s = await berth.json(['session', 'create', '--image', image, '--name', 'idle-one'])
+    await berth.json(['pause', s.id, '--wait'])
+    expect((await berth.json(['session', 'stale'])).sessions).toEqual([])
+    await berth.json(['settings', 'set', 'staleAfterDays', '0.00002'])
+    await sleep(2500)
+    const stale = await berth.json(['session', 'stale'])
+    expect(stale.days).toBe(0.00002)
+    expect(stale.sessions.map((x: { id: string }) => x.id)).toEqual([s.id])
+    const human = await berth.run(['session', 'stale'])
+    expect(human.stdout).toContain('idle-one')
+    expect(human.stdout).toContain('berth finish ID')
+    // listed, never removed
+    await sleep(1000)
+    expect((await berth.json(['session', 'show', s.id])).state).toBe('paused')
+    const paused = await berth.json(['session', 'ls', '--state', 'paused', '--server', 'local'])
+    expect(paused.map((x: { id: string }) => x.id)).toContain(s.id)
+    await berth.json(['settings', 'set', 'staleAfterDays', '14'])
+    await berth.json(['finish', s.id])
   })
 })
