@@ -61,6 +61,8 @@ export function installPause(core: Core): PauseService {
         if (a.idleAfterSeconds !== undefined) patch.idleAfterSeconds = a.idleAfterSeconds
         if (a.autoPause !== undefined) patch.autoPause = a.autoPause
         const next = core.lifecycle.amend(row.id, { in: [...LIVE, 'failed'], patch, kind: 'configured', detail: patch })
+        // a new idle time counts from now
+        if (a.idleAfterSeconds !== undefined) core.bus.signal('activity', { sessionId: row.id, signal: 'a new idle time' })
         return core.sessions.toModel(next ?? core.sessions.resolve(row.id))
       },
       'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),
