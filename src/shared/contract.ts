@@ -8,6 +8,7 @@ import { daemonCalls } from './contract/daemon'
 import { meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
+import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
@@ -22,6 +23,7 @@ export const calls = {
   ...pauseCalls,
   ...powerCalls,
   ...meterCalls,
+  ...routeCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls

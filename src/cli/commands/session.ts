@@ -29,6 +29,7 @@ export function showSession(s: Session): void {
     ['image', s.image],
     ['route', s.route],
     ['ssh', s.sshLine],
+    ...(s.previews ?? []).map((p, i): [string, string] => [i === 0 ? 'previews' : '', `${p.url}  (port ${p.port})`]),
     ['created', s.createdAt],
     ['finished', s.finishedAt ?? undefined],
     ['saved', s.savedAt ?? undefined],

@@ -145,7 +145,7 @@ export class Core {
       'server.test': (a) => this.serverService.test(a.name),
       'session.create': (a) => s.create(a),
       'session.list': (a) => s.list(a),
-      'session.show': (a) => s.show(a.id),
+      'session.show': (a) => s.showLive(a.id),
       'session.finish': (a) => s.finish(a.id),
       'exec.open': (a, ctx) => s.openExec(a.id, a, ctx.owner),
       'stream.write': (a, ctx) => {

@@ -3,10 +3,12 @@ import type { Core } from './core'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
+import { installRoutes } from './routes/routes-module'
 
 export function installModules(core: Core): void {
   // pause/resume: its service is what other domains call in-process (the ssh gateway, move)
   const pause = installPause(core)
   installPower(core, pause)
   installMeter(core)
+  installRoutes(core)
 }

@@ -38,6 +38,8 @@ export class SessionService {
   readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
   /** Called once a session finished and its container is gone (pause artefacts are removed here). */
   readonly afterFinish: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
+  readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
 
   constructor(
     private readonly sessions: SessionsRepo,
@@ -73,6 +75,13 @@ export class SessionService {
 
   show(ref: string): Session {
     return this.toModel(this.resolve(ref))
+  }
+
+  /** show(), after the beforeShow hooks refreshed what they keep (what `berth session show` calls). */
+  async showLive(ref: string): Promise<Session> {
+    const row = this.resolve(ref)
+    await Promise.all(this.beforeShow.map((h) => h(row).catch(() => undefined)))
+    return this.show(row.id)
   }
 
   /** Engines to take an image from, the local one first. */
