@@ -50,6 +50,7 @@ cmd_detach() {
     BERTH_JOB=$d nohup sh "$SELF" run-job "$@" </dev/null >"$d/log" 2>&1 &
   fi
   echo $! > "$d/pid"
+  cat /proc/sys/kernel/random/boot_id > "$d/boot" 2>/dev/null
 }
 cmd_run_job() {
   ( dispatch "$@" ) 2>>"$J/log"
@@ -62,6 +63,7 @@ cmd_follow() {
   d=$STATE/jobs/$1; n=\${2:-0}
   [ -d "$d" ] || { echo "rc missing"; return 0; }
   read -r pid < "$d/pid" 2>/dev/null
+  read -r boot < "$d/boot" 2>/dev/null
   polls=0
   while :; do
     fin=; [ -f "$d/rc" ] && fin=1
@@ -72,10 +74,14 @@ cmd_follow() {
     done < "$d/status"
     if [ -n "$fin" ]; then read -r rc < "$d/rc"; echo "rc $rc"; return 0; fi
     polls=$((polls + 1))
-    # every second or so: is the job still alive? (a reboot or a kill leaves no rc file)
-    if [ $((polls % 30)) = 1 ] && ! grep -q run-job "/proc/\${pid:-0}/cmdline" 2>/dev/null; then
-      [ -f "$d/rc" ] && continue
-      echo "rc lost"; return 0
+    # every second or so: is the job still alive? (a reboot or a kill leaves no rc file; after a
+    # reboot its pid may belong to another process, so the boot id is compared too)
+    if [ $((polls % 30)) = 0 ]; then
+      read -r now_boot < /proc/sys/kernel/random/boot_id 2>/dev/null
+      if [ "\${boot:-}" != "\${now_boot:-}" ] || ! kill -0 "\${pid:-0}" 2>/dev/null; then
+        [ -f "$d/rc" ] && continue
+        echo "rc lost"; return 0
+      fi
     fi
     sleep 0.03
   done

@@ -48,6 +48,7 @@ export function installPause(core: Core): PauseService {
       },
       stop() {
         unsubscribe?.()
+        service.close()
       },
     },
     {

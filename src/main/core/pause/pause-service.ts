@@ -111,7 +111,24 @@ export class PauseService implements PauseApi {
   /** Called when a pause became durable (snapshots record it, for instance). */
   readonly onDurable: Array<(session: SessionRow, pause: PauseRow) => void> = []
 
+  private closing = false
+
   constructor(private readonly d: PauseServiceDeps) {}
+
+  /** The checkpoint primitive (create, verify, locate, restore, remove), for move, fork and rewind. */
+  get checkpoints(): Checkpoints {
+    return this.d.checkpoints
+  }
+
+  /** The newest pause of a session: its mode, snapshot, checkpoint, image and server. */
+  latestPause(sessionId: string): PauseRow | undefined {
+    return this.d.pauses.latest(sessionId)
+  }
+
+  /** Berth is stopping: work in flight stops waiting for its servers (their jobs go on there). */
+  close(): void {
+    this.closing = true
+  }
 
   // --------------------------------------------------------------------------------------- pause --
 
@@ -212,9 +229,13 @@ export class PauseService implements PauseApi {
     // Terminals' exec sessions live outside the container's state: detach them (views stay in tmux).
     this.d.hub.closeSession(row.id, `session ${row.name} is pausing; reattach once it resumes`)
     const image = `berth/${row.id}:${pause.snapshot}`
-    const o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...(await this.containerFacts(row.server, containerId))], (l) =>
-      this.onPauseLine(row.id, pause, l, w, t0),
-    )
+    const facts = await this.containerFacts(row.server, containerId)
+    // where the time goes before the server starts (the job's own stages are timed on the server)
+    pause.detail.core = { prepareMs: msSince(t0) }
+    const o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...facts], (l) => {
+      if (l.kind === 'stage' && l.stage === 'begin') (pause.detail.core as Record<string, number>).beginMs = msSince(t0)
+      this.onPauseLine(row.id, pause, l, w, t0)
+    })
     const result = await this.finishPause(row.id, pause, o, w, t0)
     progress.done('pause', result.paused ? `${row.name} is paused (${result.mode})` : `${row.name} was already paused`)
     return result
@@ -295,7 +316,7 @@ export class PauseService implements PauseApi {
         in: ['paused'],
         patch: { durable: true },
         kind: 'pause-durable',
-        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
+        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, core: pause.detail.core, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
       })
       if (row) for (const f of this.onDurable) f(row, pause)
       void this.d.checkpoints.runner(pause.server).forget([pause.job])
@@ -636,7 +657,7 @@ export class PauseService implements PauseApi {
     this.d.lifecycle.note(row.id, 'connection-lost', { server: row.server, job, reason: o.reason ?? null })
     const deadline = Date.now() + this.reconnectMs
     let delay = 200
-    while (!o.followed && Date.now() < deadline) {
+    while (!o.followed && Date.now() < deadline && !this.closing) {
       await sleep(delay)
       delay = Math.min(delay * 2, 3000)
       const next = await this.d.checkpoints.runner(row.server).follow(job, o.lines, onLine)
