@@ -431,12 +431,17 @@ export class PauseService implements PauseApi {
     const progress = this.progress(opts.op, row)
     progress.stage('resume', `resuming ${row.name} on ${row.server}`)
     let direct: ResumeResult | null = null
+    let interrupted = false
     try {
       direct = await this.resumeDirect(row, pause, mode, containerId, checkpoint, t0)
     } catch {
-      direct = null // the server job below settles it (a dropped connection, an engine error)
+      // a dropped connection or an engine error: the server job below settles it; if it finds the
+      // container already running, that is this resume's own start
+      interrupted = true
     }
-    const r = direct ?? (await this.finishResume(row.id, pause, await this.followJob(row, job, ['resume', containerId, mode, checkpoint], () => undefined), t0))
+    const r =
+      direct ??
+      (await this.finishResume(row.id, pause, await this.followJob(row, job, ['resume', containerId, mode, checkpoint], () => undefined), t0, interrupted ? mode : undefined))
     progress.done('resume', `${row.name} is running (${r.resumed ? r.mode : 'already'})`)
     return r
   }
@@ -498,7 +503,7 @@ export class PauseService implements PauseApi {
     }
   }
 
-  private async finishResume(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number): Promise<ResumeResult> {
+  private async finishResume(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number, startedAs?: PauseMode): Promise<ResumeResult> {
     const row = this.d.sessionsRepo.get(id)!
     if (!o.followed) {
       throw new BerthError(
@@ -507,7 +512,7 @@ export class PauseService implements PauseApi {
       )
     }
     if (o.rc === 0 && o.result) {
-      const restored = str(o.result.mode)
+      const restored = str(o.result.mode) === 'none' && startedAs ? startedAs : str(o.result.mode)
       const mode: PauseMode = restored === 'memory' || restored === 'frozen' ? restored : 'disk'
       const fallback = str(o.result.fallback)
       this.d.lifecycle.transition(id, {
