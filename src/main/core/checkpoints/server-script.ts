@@ -31,55 +31,59 @@ now_ms; T0=$NOW
 UID_NOW=$(id -u)
 # Status lines: "stage NAME MS [ARG]", "note TEXT", "fallback WHY", "result JSON", "error TEXT". In a job they go to the
 # job's status file (the core follows it); otherwise to stdout.
-emit() { if [ -n "$J" ]; then printf '%s\n' "$*" >> "$J/status"; else printf '%s\n' "$*"; fi; }
+emit() { if [ -n "$J" ]; then printf '%s\n' "$*" >> "$J.status"; else printf '%s\n' "$*"; fi; }
 stage() { now_ms; emit "stage $1 $(( NOW - T0 )) \${2:-}"; }
 fail() { emit "error $*"; exit 1; }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\n\t' '  ')"; }
 
 # ---------------------------------------------------------------------------------------- jobs --
-# detach JOB COMMAND ARGS...: runs COMMAND in its own session, immune to the connection's end.
+# A job's files: $STATE/jobs/JOB.status (its status lines, ending with "rc N"), .pid, .boot, .log.
+# detach JOB COMMAND ARGS...: runs COMMAND in its own session (setsid), stdio on files, so the end of
+# the connection that started it (or of the process that followed it) does not end it.
 cmd_detach() {
   job=$1; shift
-  d=$STATE/jobs/$job
-  mkdir -p "$d" || fail "cannot create the job folder $d"
-  : > "$d/status"; rm -f "$d/rc"
+  j=$STATE/jobs/$job
+  [ -d "$STATE/jobs" ] || mkdir -p "$STATE/jobs" || fail "cannot create $STATE/jobs"
+  : > "$j.status" || fail "cannot write $j.status"
   if command -v setsid >/dev/null 2>&1; then
-    BERTH_JOB=$d setsid nohup sh "$SELF" run-job "$@" </dev/null >"$d/log" 2>&1 &
+    BERTH_JOB=$j setsid sh "$SELF" run-job "$@" </dev/null >"$j.log" 2>&1 &
   else
-    BERTH_JOB=$d nohup sh "$SELF" run-job "$@" </dev/null >"$d/log" 2>&1 &
+    BERTH_JOB=$j nohup sh "$SELF" run-job "$@" </dev/null >"$j.log" 2>&1 &
   fi
-  echo $! > "$d/pid"
-  cat /proc/sys/kernel/random/boot_id > "$d/boot" 2>/dev/null
+  echo $! > "$j.pid"
+  read -r boot < /proc/sys/kernel/random/boot_id && echo "$boot" > "$j.boot"
 }
 cmd_run_job() {
-  ( dispatch "$@" ) 2>>"$J/log"
-  rc=$?
-  echo "$rc" > "$J/rc.tmp" && mv "$J/rc.tmp" "$J/rc"
+  trap '' HUP
+  ( dispatch "$@" )
+  # the last status line, appended in one write: followers never see a half-written exit code
+  echo "rc $?" >> "$J.status"
 }
-# follow JOB [FROM]: prints the job's status lines from line FROM on, as they come, then "rc N"
-# ("rc lost" if the job died without finishing: a reboot, a kill).
+# follow JOB [FROM]: prints the job's status lines from line FROM on, as they come, ending with
+# "rc N" ("rc lost" if the job died without finishing: a reboot, a kill; "rc missing": no such job).
 cmd_follow() {
-  d=$STATE/jobs/$1; n=\${2:-0}
-  [ -d "$d" ] || { echo "rc missing"; return 0; }
-  read -r pid < "$d/pid" 2>/dev/null
-  read -r boot < "$d/boot" 2>/dev/null
+  j=$STATE/jobs/$1; n=\${2:-0}
+  [ -f "$j.status" ] || { echo "rc missing"; return 0; }
+  read -r pid < "$j.pid" 2>/dev/null
+  read -r boot < "$j.boot" 2>/dev/null
   polls=0
   while :; do
-    fin=; [ -f "$d/rc" ] && fin=1
     i=0
     while IFS= read -r line; do
       i=$((i + 1))
-      [ $i -gt "$n" ] && { printf '%s\n' "$line"; n=$i; }
-    done < "$d/status"
-    if [ -n "$fin" ]; then read -r rc < "$d/rc"; echo "rc $rc"; return 0; fi
+      [ $i -gt "$n" ] || continue
+      printf '%s\n' "$line"; n=$i
+      case $line in "rc "*) return 0 ;; esac
+    done < "$j.status"
     polls=$((polls + 1))
-    # every second or so: is the job still alive? (a reboot or a kill leaves no rc file; after a
+    # every second or so: is the job still alive? (a reboot or a kill leaves no "rc" line; after a
     # reboot its pid may belong to another process, so the boot id is compared too)
     if [ $((polls % 30)) = 0 ]; then
       read -r now_boot < /proc/sys/kernel/random/boot_id 2>/dev/null
       if [ "\${boot:-}" != "\${now_boot:-}" ] || ! kill -0 "\${pid:-0}" 2>/dev/null; then
-        [ -f "$d/rc" ] && continue
+        # it may have finished between the two reads
+        while IFS= read -r line; do case $line in "rc "*) echo "$line"; return 0 ;; esac; done < "$j.status"
         echo "rc lost"; return 0
       fi
     fi
@@ -88,8 +92,14 @@ cmd_follow() {
 }
 # start JOB COMMAND ARGS...: detach, then follow (one round trip for the core).
 cmd_start() { job=$1; shift; cmd_detach "$job" "$@" && cmd_follow "$job" 0; }
-# forget JOB...: removes finished jobs' folders once the core has recorded their outcome.
-cmd_forget() { for job in "$@"; do [ -f "$STATE/jobs/$job/rc" ] && rm -rf "$STATE/jobs/$job"; done; return 0; }
+# forget JOB...: removes finished jobs' files once the core has recorded their outcome.
+cmd_forget() {
+  for job in "$@"; do
+    case $job in */*|"") continue ;; esac
+    grep -q '^rc ' "$STATE/jobs/$job.status" 2>/dev/null && rm -f "$STATE/jobs/$job".*
+  done
+  return 0
+}
 
 # ---------------------------------------------------------------------------------- root steps --
 CHROOT=
