@@ -122,11 +122,17 @@ ensure_helper() {
   docker run -d --name "$h" --label berth.home="$HOME_ID" --label berth.role=helper --net=none --pid=host \
     --restart=no -v /:/host $binds berth-helper:1 "$sleeper" infinity >/dev/null || return 1
 }
-# as_root COMMAND ARGS...: runs one of this script's root-* commands as root on the host.
+# as_root COMMAND ARGS...: runs one of this script's root-* commands as root on the host. The helper
+# is started only when an exec into it fails (checking first would cost a docker CLI call each time).
 as_root() {
   if [ "$UID_NOW" = 0 ]; then ( dispatch "$@" ); return $?; fi
+  find_chroot || { log "no chroot binary on this server"; return 90; }
+  docker exec -i -e BERTH_HOME_ID="$HOME_ID" "$(helper_name)" "$CHROOT" /host /bin/sh -s "$@" < "$SELF"
+  rc=$?
+  # 1 is what docker answers for a missing or stopped container (root-* commands use other codes)
+  [ $rc = 1 ] || return $rc
+  [ "$(docker inspect -f '{{.State.Running}}' "$(helper_name)" 2>/dev/null)" = true ] && return 1
   ensure_helper || { log "cannot start the helper container"; return 90; }
-  find_chroot
   docker exec -i -e BERTH_HOME_ID="$HOME_ID" "$(helper_name)" "$CHROOT" /host /bin/sh -s "$@" < "$SELF"
 }
 can_root() { [ "$UID_NOW" = 0 ] || ensure_helper; }

@@ -34,9 +34,13 @@ export function installPause(core: Core): PauseService {
   })
 
   let unsubscribe: (() => void) | undefined
+  let timer: NodeJS.Timeout | undefined
   core.use(
     {
       start() {
+        // and, failing any contact, a try every minute while something is left mid-way
+        timer = setInterval(() => void service.reconcileAll().catch(() => undefined), 60_000)
+        timer.unref()
         // the next contact with a server reconciles what a dropped connection left mid-way
         unsubscribe = core.bus.onContract((name, payload) => {
           if (name !== 'server.changed') return
@@ -47,6 +51,7 @@ export function installPause(core: Core): PauseService {
         void service.reconcileAll().catch(() => undefined)
       },
       stop() {
+        if (timer) clearInterval(timer)
         unsubscribe?.()
         service.close()
       },

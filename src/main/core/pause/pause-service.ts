@@ -125,6 +125,15 @@ export class PauseService implements PauseApi {
     return this.d.pauses.latest(sessionId)
   }
 
+  /**
+   * A paused session moved (issue 4): its latest pause's checkpoint now lives in `containerId` on
+   * `server`, under the same name, so resume and clean-up look there.
+   */
+  movedTo(sessionId: string, server: string, containerId: string): void {
+    const p = this.d.pauses.latest(sessionId)
+    if (p) this.d.pauses.relocate(sessionId, p.seq, server, containerId)
+  }
+
   /** Berth is stopping: work in flight stops waiting for its servers (their jobs go on there). */
   close(): void {
     this.closing = true
