@@ -9,6 +9,8 @@ import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
+import { viewCalls } from './contract/views'
+import { serveCalls } from './contract/serve'
 
 export const calls = {
   ...daemonCalls,
@@ -16,6 +18,8 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...viewCalls,
+  ...serveCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -46,3 +50,5 @@ export * from './contract/define'
 export { ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
+export { View, ViewName, ViewOpened } from './contract/views'
+export { ServeOpened, ServePort } from './contract/serve'

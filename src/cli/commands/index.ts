@@ -3,6 +3,7 @@ import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
+import { serveCommand } from './serve'
 import { settingsCommands } from './settings'
 
-export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands]
+export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands, serveCommand]
