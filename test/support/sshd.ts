@@ -65,11 +65,13 @@ export class PrivateSshd {
     this.proc = undefined
     if (!p || p.exitCode !== null) return
     const exited = new Promise((r) => p.once('exit', r))
-    try {
-      // the per-connection sshd processes are the listener's children
-      execFileSync('pkill', ['-KILL', '-P', String(p.pid)], { stdio: 'ignore' })
-    } catch {
-      // no connection was open
+    // every connection is served by the listener's descendants ([priv] monitor and user child)
+    for (const pid of descendants(p.pid!)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
     }
     p.kill('SIGTERM')
     await exited
@@ -105,9 +107,27 @@ export function sshdChildrenServing(clientPid: number, port: number): number[] {
     const local = cols[2]
     const peer = cols[3]
     if (local?.endsWith(`:${port}`) && peer && clientPorts.has(peer)) {
-      const m = /sshd",pid=(\d+)/.exec(l)
-      if (m) pids.push(Number(m[1]))
+      // both the [priv] monitor and the user's child hold the socket: kill either and one remains
+      for (const m of l.matchAll(/"sshd",pid=(\d+)/g)) pids.push(Number(m[1]))
     }
   }
   return pids
+}
+
+function descendants(pid: number): number[] {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+  const children = new Map<number, number[]>()
+  for (const line of out.trim().split('\n')) {
+    const [c, parent] = line.trim().split(/\s+/).map(Number) as [number, number]
+    children.set(parent, [...(children.get(parent) ?? []), c])
+  }
+  const all: number[] = []
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      all.push(c)
+      walk(c)
+    }
+  }
+  walk(pid)
+  return all
 }

@@ -1,3 +1,4 @@
+import { exitCodeFor } from '../../shared/errors'
 import { bool, type Command } from '../command'
 
 export const execCommand: Command = {
@@ -27,8 +28,9 @@ export const execCommand: Command = {
     c.on('stream.exit', (e) => {
       const report = () => {
         if (e.error) process.stderr.write(`berth: ${e.error}\n`)
+        const code = e.exitCode ?? (e.errorCode ? exitCodeFor(e.errorCode) : 1)
         // wait for stdout to drain so the exit code never races the output
-        process.stdout.write('', () => finish(e.exitCode ?? 1))
+        process.stdout.write('', () => finish(code))
       }
       if (streamId === undefined) early.push(report)
       else report()

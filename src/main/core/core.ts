@@ -13,7 +13,7 @@ import { SettingsService } from './settings/settings-service'
 import { Lifecycle } from './sessions/lifecycle'
 import { Recovery } from './sessions/recovery'
 import { SessionService } from './sessions/session-service'
-import { openDatabase, type Db } from './store/database'
+import { DatabaseLockedError, openDatabase, type Db } from './store/database'
 import { EventsRepo } from './store/events-repo'
 import { ServersRepo } from './store/servers-repo'
 import { SessionsRepo } from './store/sessions-repo'
@@ -65,8 +65,7 @@ export class Core {
   private constructor(readonly options: CoreOptions) {
     const home = options.home
     mkdirSync(home, { recursive: true, mode: 0o700 })
-    this.db = openDatabase(home)
-    takeHostLock(this.db, home)
+    this.db = openExclusive(home)
     this.settingsRepo = new SettingsRepo(this.db)
     this.settings = new SettingsService(this.settingsRepo, this.bus)
     this.homeId = this.settingsRepo.get<string | null>('homeId', null) ?? this.newHomeId()
@@ -189,17 +188,12 @@ export class Core {
   }
 }
 
-/**
- * Only one process drives the engines for a BERTH_HOME. The database's exclusive lock is a kernel
- * lock that dies with its process, so a crashed daemon never blocks the next one.
- */
-function takeHostLock(db: Db, home: string): void {
-  db.pragma('busy_timeout = 0')
-  db.pragma('locking_mode = EXCLUSIVE')
+/** Opens the home's database, holding its exclusive lock for the life of this process. */
+function openExclusive(home: string): Db {
   try {
-    db.exec('BEGIN EXCLUSIVE; COMMIT')
-  } catch {
-    db.close()
+    return openDatabase(home, { exclusive: true })
+  } catch (e) {
+    if (!(e instanceof DatabaseLockedError)) throw e
     let pid = '?'
     try {
       pid = readFileSync(join(home, 'daemon.pid'), 'utf8').trim()
@@ -208,5 +202,4 @@ function takeHostLock(db: Db, home: string): void {
     }
     throw new BerthError('busy', `another Berth process (pid ${pid}) already drives the engines for ${home}`)
   }
-  db.pragma('busy_timeout = 5000')
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorCode } from '../errors'
 import { call, SessionRef } from './define'
 import { EnvName } from './sessions'
 
@@ -38,4 +39,10 @@ export const streamCalls = {
 } as const
 
 export const StreamData = z.object({ streamId: StreamId, fd: z.union([z.literal(1), z.literal(2)]), data: z.string() })
-export const StreamExit = z.object({ streamId: StreamId, exitCode: z.number().int().nullable(), error: z.string().optional() })
+export const StreamExit = z.object({
+  streamId: StreamId,
+  exitCode: z.number().int().nullable(),
+  /** why the stream ended without an exit status */
+  error: z.string().optional(),
+  errorCode: ErrorCode.optional(),
+})

@@ -14,6 +14,11 @@ export interface ExecOptions {
   workingDir?: string | undefined
 }
 
+export interface ExecExit {
+  code: number | null
+  dropped: boolean
+}
+
 export interface ExecHandle {
   write(data: Buffer): void
   end(): void
@@ -21,8 +26,11 @@ export interface ExecHandle {
   close(): void
   pause(): void
   resume(): void
-  /** resolves with the command's exit code once its output is drained */
-  exit: Promise<number | null>
+  /**
+   * Resolves once the output is drained: the command's exit code, or dropped=true when the
+   * connection went away while the command still ran.
+   */
+  exit: Promise<ExecExit>
 }
 
 export async function startExec(
@@ -46,15 +54,15 @@ export async function startExec(
   if (opts.tty && opts.cols && opts.rows) await exec.resize({ w: opts.cols, h: opts.rows }).catch(() => undefined)
   if (opts.tty) stream.on('data', (d: Buffer) => onData(1, d))
   else demux(stream, onData)
-  const exit = new Promise<number | null>((resolve) => {
+  const exit = new Promise<ExecExit>((resolve) => {
     let done = false
     const finish = () => {
       if (done) return
       done = true
       exec
         .inspect()
-        .then((i) => resolve(typeof i.ExitCode === 'number' ? i.ExitCode : null))
-        .catch(() => resolve(null))
+        .then((i) => resolve({ code: typeof i.ExitCode === 'number' && !i.Running ? i.ExitCode : null, dropped: i.Running }))
+        .catch(() => resolve({ code: null, dropped: true }))
     }
     stream.on('end', finish)
     stream.on('close', finish)

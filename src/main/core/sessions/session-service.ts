@@ -2,7 +2,7 @@
 // through the Lifecycle (compare-and-set + events log).
 import type Dockerode from 'dockerode'
 import type { Session, SessionState } from '../../../shared/models'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, oneSentence, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
@@ -185,14 +185,16 @@ export class SessionService {
       handle = await startExec(engine.docker, row.containerId, opts, (fd, d) => this.hub.data(streamId, fd, d))
     } catch (e) {
       this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
-      this.hub.exit(streamId, null, e instanceof BerthError ? e.message : oneSentence((e as Error).message))
+      this.hub.exit(streamId, null, toErrorBody(e))
       throw e
     }
     this.hub.attach(streamId, handle)
-    void handle.exit.then((code) => {
+    void handle.exit.then(({ code, dropped }) => {
       this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
       this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
-      this.hub.exit(streamId, code)
+      if (dropped) {
+        this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped while the command ran` })
+      } else this.hub.exit(streamId, code)
     })
     return { streamId }
   }

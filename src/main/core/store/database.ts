@@ -9,15 +9,34 @@ export type Db = Database.Database
  * Opens $BERTH_HOME/berth.db: WAL, and synchronous=FULL so a committed state transition survives a
  * power cut (the lid-close path depends on it). Runs pending migrations.
  */
-export function openDatabase(home: string): Db {
+export function openDatabase(home: string, opts: { exclusive?: boolean } = {}): Db {
   mkdirSync(home, { recursive: true, mode: 0o700 })
   const db = new Database(join(home, 'berth.db'))
-  db.pragma('journal_mode = WAL')
+  try {
+    if (opts.exclusive) {
+      // Only one process drives the engines for a home: the exclusive lock is a kernel lock that dies
+      // with its process, so a crashed daemon never blocks the next one. Fail at once, not after a wait.
+      db.pragma('busy_timeout = 0')
+      db.pragma('locking_mode = EXCLUSIVE')
+      db.exec('BEGIN EXCLUSIVE; COMMIT')
+    }
+    db.pragma('journal_mode = WAL')
+  } catch (e) {
+    db.close()
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseLockedError()
+    throw e
+  }
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   migrate(db)
   return db
+}
+
+export class DatabaseLockedError extends Error {
+  constructor() {
+    super('the database is held by another process')
+  }
 }
 
 /** Applies every step not applied yet, in version order; each step is recorded when it commits. */

@@ -2,7 +2,7 @@
 // Output is flow-controlled: past HIGH unacknowledged bytes the source pauses until the client
 // acknowledges down to LOW (xterm.js stalls with more than ~500 kB of backlog).
 import { randomBytes } from 'node:crypto'
-import { BerthError } from '../../../shared/errors'
+import { BerthError, type ErrorCode } from '../../../shared/errors'
 import type { EventName, EventPayload } from '../../../shared/contract'
 
 export const HIGH_WATERMARK = 512 * 1024
@@ -60,12 +60,12 @@ export class StreamHub {
     }
   }
 
-  exit(id: string, exitCode: number | null, error?: string): void {
+  exit(id: string, exitCode: number | null, error?: { code: ErrorCode; message: string }): void {
     const e = this.streams.get(id)
     if (!e || e.closed) return
     e.closed = true
     this.streams.delete(id)
-    e.owner.send('stream.exit', error ? { streamId: id, exitCode, error } : { streamId: id, exitCode })
+    e.owner.send('stream.exit', error ? { streamId: id, exitCode, error: error.message, errorCode: error.code } : { streamId: id, exitCode })
   }
 
   private own(owner: StreamOwner, id: string): Entry {

@@ -48,6 +48,6 @@ export async function cloneIntoSession(docker: Dockerode, containerId: string, w
   })
   h.write(bundle.stdout)
   h.end()
-  const code = await h.exit
+  const { code } = await h.exit
   if (code !== 0) throw new BerthError('internal', `could not clone the workspace into the session: ${oneSentence(Buffer.concat(stderr).toString() || `exit ${code}`)}`)
 }

@@ -1,0 +1,161 @@
+// A team's office server, reached only over real OpenSSH: trusting it, using it, losing it.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BerthHome, containersOf, localDocker, officeDocker, until } from '../support/berth'
+import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
+import { testHost } from '../support/testhost'
+
+const h = testHost()
+
+describe('connected servers', () => {
+  const berth = new BerthHome('office')
+  afterAll(() => berth.cleanup())
+
+  it('adds a server only after its host key fingerprint is confirmed, and stores nothing otherwise', async () => {
+    const unconfirmed = await berth.run(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity])
+    expect(unconfirmed.code).toBe(4)
+    expect(unconfirmed.stderr).toContain(h.officeFingerprint)
+    expect(unconfirmed.stderr).toContain('--accept-host-key')
+
+    const wrong = 'SHA256:' + 'A'.repeat(43)
+    const refused = await berth.run(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', wrong, '--json'])
+    expect(refused.code).toBe(4)
+    expect(JSON.parse(refused.stdout).error.code).toBe('host_key_mismatch')
+    expect(refused.stderr).toContain(wrong)
+    expect(refused.stderr).toContain(h.officeFingerprint)
+    expect(refused.stderr).toContain('nothing was stored')
+
+    const servers = await berth.json(['server', 'ls'])
+    expect(servers.map((s: { name: string }) => s.name)).toEqual(['local'])
+
+    const added = await berth.json(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+    expect(added).toMatchObject({ name: 'office', kind: 'ssh', url: h.officeUrl, hostKeyFingerprint: h.officeFingerprint, state: 'connected' })
+    const knownHosts = readFileSync(join(berth.home, 'known_hosts'), 'utf8')
+    expect(knownHosts).toMatch(/^\[127\.0\.0\.2\]:2222 ssh-ed25519 /m)
+
+    const test = await berth.json(['server', 'test', 'office'])
+    expect(test.version).toMatch(/^\d+\.\d+/)
+    expect(test.rttMs).toBeGreaterThan(0)
+    expect(test.rttMs).toBeLessThan(100)
+
+    const dup = await berth.run(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+    expect(dup.code).toBe(1)
+    expect(dup.stderr).toContain('already exists')
+
+    const bad = await berth.run(['server', 'add', 'x', 'http://nope'])
+    expect(bad.code).toBe(2)
+  })
+
+  it('creates a session on the office server, carrying the image there by itself, and finishes it', async () => {
+    // a tag the office engine has never seen, so the carry must happen now
+    const tag = `berth-carry-${Date.now()}:t`
+    const [repo, version] = tag.split(':') as [string, string]
+    await localDocker().getImage(h.tinyImage).tag({ repo, tag: version })
+    try {
+      const r = await berth.run(['session', 'create', '--server', 'office', '--image', tag, '--name', 'remote', '--json'])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toMatch(/carried .* to office/)
+      const s = JSON.parse(r.stdout)
+      expect(s).toMatchObject({ server: 'office', state: 'running', image: tag })
+      await officeDocker().getImage(tag).inspect()
+
+      const hostname = await berth.run(['exec', 'remote', '--', 'cat', '/etc/hostname'])
+      expect(hostname).toMatchObject({ code: 0, stdout: `${s.route}\n` })
+      const code = await berth.run(['exec', 'remote', '--', 'sh', '-c', 'exit 42'])
+      expect(code.code).toBe(42)
+
+      const homeId = await berth.homeId()
+      expect((await containersOf(officeDocker(), homeId)).length).toBe(1)
+      await berth.json(['finish', 'remote'])
+      expect(await containersOf(officeDocker(), homeId)).toEqual([])
+      const onlyOffice = await berth.json(['session', 'ls', '--server', 'office'])
+      expect(onlyOffice.map((x: { state: string }) => x.state)).toEqual(['finished'])
+    } finally {
+      await localDocker().getImage(tag).remove().catch(() => undefined)
+      await officeDocker().getImage(tag).remove().catch(() => undefined)
+    }
+  })
+
+  it('removes a server only when no live session runs there, and forgets its host key', async () => {
+    const s = await berth.json(['session', 'create', '--server', 'office', '--image', h.tinyImage])
+    const busy = await berth.run(['server', 'rm', 'office'])
+    expect(busy.code).toBe(1)
+    expect(busy.stderr).toContain('still has 1 live session')
+    await berth.json(['finish', s.id])
+    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: true })
+    expect(readFileSync(join(berth.home, 'known_hosts'), 'utf8')).not.toContain('127.0.0.2')
+    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: false })
+    const local = await berth.run(['server', 'rm', 'local'])
+    expect(local.code).toBe(1)
+  })
+
+  it('says a server is unreachable with exit 4 and a clear reason', async () => {
+    const r = await berth.run(['server', 'add', 'nowhere', 'ssh://office@127.0.0.2:1', '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toMatch(/^berth: server 127\.0\.0\.2 is unreachable: ECONNREFUSED office@127\.0\.0\.2:1\n$/)
+  })
+})
+
+describe('a server whose sshd we control', () => {
+  const berth = new BerthHome('sshd')
+  const sshd = new PrivateSshd(22000 + Math.floor(Math.random() * 900))
+
+  beforeAll(async () => {
+    await sshd.start()
+    await berth.json(['server', 'add', 'lab', sshd.url, '--identity', h.officeIdentity, '--accept-host-key', sshd.fingerprint()])
+  })
+  afterAll(async () => {
+    await berth.cleanup()
+    sshd.cleanup()
+  })
+
+  it('survives its ssh connection being killed mid-use: the next call runs on a new connection', async () => {
+    const s = await berth.json(['session', 'create', '--server', 'lab', '--image', h.baseImage])
+    const before = await berth.run(['exec', s.id, '--', 'echo', 'one'])
+    expect(before.stdout).toBe('one\n')
+
+    const long = berth.run(['exec', s.id, '--', 'sleep', '30'])
+    await until(async () => (await berth.run(['exec', s.id, '--', 'pgrep', '-x', 'sleep'])).stdout.trim().split('\n').length >= 2, 'the long command to run')
+    const pid = berth.daemonPid()!
+    const children = await until(() => {
+      const c = sshdChildrenServing(pid, sshd.port)
+      return c.length ? c : undefined
+    }, 'the sshd child serving the daemon')
+    for (const child of children) process.kill(child, 'SIGKILL')
+    const cut = await long
+    expect(cut.code).toBe(4)
+    expect(cut.stderr).toContain('the connection to server lab dropped while the command ran')
+
+    const after = await berth.run(['exec', s.id, '--', 'echo', 'two'])
+    expect(after).toMatchObject({ code: 0, stdout: 'two\n' })
+    const newChildren = sshdChildrenServing(pid, sshd.port)
+    expect(newChildren.length).toBeGreaterThan(0)
+    expect(newChildren.some((c) => children.includes(c))).toBe(false)
+    await berth.json(['finish', s.id])
+  })
+
+  it('refuses a changed host key, naming both fingerprints, and keeps the trusted one', async () => {
+    const trusted = sshd.fingerprint()
+    await sshd.stop()
+    const changed = sshd.newHostKey()
+    await sshd.start()
+    const r = await berth.run(['server', 'test', 'lab'])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toContain(trusted)
+    expect(r.stderr).toContain(changed)
+    expect(r.stderr).toContain('changed')
+    const list = await berth.json(['server', 'ls'])
+    expect(list.find((s: { name: string }) => s.name === 'lab').hostKeyFingerprint).toBe(trusted)
+  })
+
+  it('gives exit 4 and the reason when the server stops answering', async () => {
+    await sshd.stop()
+    const r = await berth.run(['session', 'create', '--server', 'lab', '--image', h.tinyImage])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toMatch(/^berth: server lab is unreachable: ECONNREFUSED office@127\.0\.0\.2:\d+\n$/)
+    const t = await berth.run(['server', 'test', 'lab', '--json'])
+    expect(t.code).toBe(4)
+    expect(JSON.parse(t.stdout).error.code).toBe('unreachable')
+  })
+})
