@@ -2,7 +2,7 @@
 // shell, and after a pause/resume or a move the terminal reattaches to the same tmux session
 // (which CRIU restored with its scrollback). Each open terminal is one tty exec running a tmux
 // client; the tmux server lives in the container on its own socket (-L berth).
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, toErrorBody } from '../../../shared/errors'
 import type { View, ViewOpened } from '../../../shared/contract'
 import type { CoreBus } from '../bus'
 import type { EngineRegistry } from '../engines/engine-registry'
@@ -70,7 +70,7 @@ export class ViewService {
     await engine.ready()
     const chunks: Buffer[] = []
     const h = await startExec(engine.docker, row.containerId, { cmd: ['/bin/sh', '-c', script] }, (_fd, d) => chunks.push(d))
-    const code = await h.exit
+    const { code } = await h.exit
     return { code, out: Buffer.concat(chunks).toString('utf8') }
   }
 
@@ -111,7 +111,7 @@ export class ViewService {
         (fd, d) => this.hub.data(streamId, fd, d),
       )
     } catch (e) {
-      this.hub.exit(streamId, null, e instanceof BerthError ? e.message : oneSentence((e as Error).message))
+      this.hub.exit(streamId, null, toErrorBody(e))
       throw e
     }
     const perSession = this.open.get(row.id) ?? new Map()
@@ -131,9 +131,11 @@ export class ViewService {
       },
     })
     this.bus.signal('activity', { sessionId, signal: 'terminal' })
-    void handle.exit.then((code) => {
+    void handle.exit.then(({ code, dropped }) => {
       perSession.delete(streamId)
-      this.hub.exit(streamId, code)
+      // a dropped connection leaves the view running: the terminal reattaches
+      if (dropped) this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped` })
+      else this.hub.exit(streamId, code)
     })
     return { streamId, view, persistent }
   }
