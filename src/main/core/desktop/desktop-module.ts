@@ -35,6 +35,8 @@ export function installDesktop(core: Core): ViewService {
 
   core.use(
     {
+      // terminals a crashed Berth left attached in running containers: nobody reads them
+      start: () => void views.sweep(core.sessionsRepo.list({ state: 'running' })).catch(() => undefined),
       stop: async () => {
         stopWatching()
         await Promise.all([...doors].map((d) => d.close()))

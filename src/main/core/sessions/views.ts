@@ -14,6 +14,8 @@ import type { SessionService } from './session-service'
 export const TMUX_SOCKET = 'berth'
 /** tmux drawn into xterm.js: no status bar (the app has tabs), real scrollback in the terminal. */
 const TMUX_OPTIONS = [
+  // the first client's mark must not reach the shells the tmux server starts
+  'set-environment -g -u BERTH_TERMINAL',
   'set-option -g status off',
   'set-option -g history-limit 50000',
   // no alternate screen: lines that scroll off land in the terminal's own scrollback
@@ -24,6 +26,18 @@ const TMUX_OPTIONS = [
 ]
 const ACTIVITY_EVERY_MS = 1000
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+/** marks a terminal's process inside the container (its tmux client, or a plain shell) */
+const TERMINAL_ENV = 'BERTH_TERMINAL'
+
+/**
+ * Docker keeps a tty exec running when its client hangs up, so a closed terminal must end its own
+ * process: SIGHUP to the process carrying its mark (a tmux client detaches on SIGHUP; the view
+ * stays). Without an id, every terminal process of the container (a sweep after a crash).
+ */
+export function hangUpScript(terminalId?: string): string {
+  const match = terminalId ? `-qx ${q(`${TERMINAL_ENV}=${terminalId}`)}` : `-q '^${TERMINAL_ENV}='`
+  return `for p in /proc/[0-9]*; do tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep ${match} && kill -HUP "\${p#/proc/}" 2>/dev/null; done; true`
+}
 
 /** The shell script one terminal runs: earlier output first when asked, then attach or create. */
 export function attachScript(view: string, opts: { history: boolean; rows: number }): string {
@@ -106,7 +120,7 @@ export class ViewService {
           stdin: true,
           cols: args.cols,
           rows: args.rows,
-          env: { TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8' },
+          env: { TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8', [TERMINAL_ENV]: streamId },
         },
         (fd, d) => this.hub.data(streamId, fd, d),
       )
@@ -121,6 +135,10 @@ export class ViewService {
     const sessionId = row.id
     this.hub.attach(streamId, {
       ...handle,
+      close: () => {
+        handle.close()
+        void this.hangUp(row, streamId)
+      },
       write: (data) => {
         const now = Date.now()
         if (now - lastSignal >= ACTIVITY_EVERY_MS) {
@@ -153,15 +171,22 @@ export class ViewService {
   async detachAll(sessionId: string): Promise<void> {
     const perSession = this.open.get(sessionId)
     if (!perSession || perSession.size === 0) return
-    const exits = [...perSession.values()].map((v) => {
-      v.handle.close()
-      return v.handle.exit
-    })
+    const exits = [...perSession.values()].map((v) => v.handle.exit)
     const row = this.sessions.resolve(sessionId)
-    if (row.containerId) {
-      await this.run(row as SessionRow & { containerId: string }, `tmux -L ${TMUX_SOCKET} list-clients -F '#{client_tty}' 2>/dev/null | while read -r t; do tmux -L ${TMUX_SOCKET} detach-client -t "$t"; done; true`).catch(() => undefined)
-    }
+    if (row.containerId) await this.hangUp(row)
     await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 3000))])
+    for (const v of perSession.values()) v.handle.close()
+  }
+
+  /** Ends one terminal's process in the container, or all of them. */
+  async hangUp(row: SessionRow, terminalId?: string): Promise<void> {
+    if (!row.containerId) return
+    await this.run(row as SessionRow & { containerId: string }, hangUpScript(terminalId)).catch(() => undefined)
+  }
+
+  /** After a crash, terminals nobody reads may still run in containers: end them. */
+  async sweep(rows: SessionRow[]): Promise<void> {
+    for (const row of rows) if (row.state === 'running' && this.openCount(row.id) === 0) await this.hangUp(row)
   }
 
   openCount(sessionId: string): number {
