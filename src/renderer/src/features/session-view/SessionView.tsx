@@ -1,4 +1,4 @@
-import { useCallback, useEffect } from 'react'
+import { useCallback, useEffect, useMemo } from 'react'
 import type { Session } from '../../../../shared/models'
 import { CopyLine } from '../../components/CopyLine'
 import { EmptyState } from '../../components/EmptyState'
@@ -48,7 +48,19 @@ export function SessionView({ id }: { id: string }) {
   const problem = useTerminals((s) => (sessionId ? s.problem[sessionId] : null))
   const navigate = useUi((s) => s.navigate)
   const running = session?.state === 'running'
-  const term = stores.terminals.store.getState()
+  // the store's actions, read at call time (getState() changes with every update)
+  const termStore = stores.terminals.store
+  const term = useMemo(() => {
+    const a = () => termStore.getState()
+    return {
+      ensure: (id: string) => a().ensure(id),
+      refreshDetached: (id: string) => a().refreshDetached(id),
+      newTab: (id: string, view?: string, history?: boolean) => a().newTab(id, view, history),
+      closeTab: (id: string, key: string) => a().closeTab(id, key),
+      endView: (id: string, key: string) => a().endView(id, key),
+      setActive: (id: string, key: string) => a().setActive(id, key),
+    }
+  }, [termStore])
 
   // the session's views come up as tabs once it runs
   useEffect(() => {
