@@ -10,9 +10,14 @@ import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
 import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
+import { secretCalls } from './contract/secrets'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
+import { snapshotCalls } from './contract/snapshots'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
+import { viewCalls } from './contract/views'
+import { serveCalls } from './contract/serve'
+import { workspaceCalls } from './contract/workspace'
 
 export const calls = {
   ...daemonCalls,
@@ -24,6 +29,11 @@ export const calls = {
   ...powerCalls,
   ...meterCalls,
   ...routeCalls,
+  ...viewCalls,
+  ...serveCalls,
+  ...snapshotCalls,
+  ...workspaceCalls,
+  ...secretCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -56,3 +66,5 @@ export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
 export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
 export { PowerEvent, PowerEventResult } from './contract/power'
+export { View, ViewName, ViewOpened } from './contract/views'
+export { ServeOpened, ServePort } from './contract/serve'

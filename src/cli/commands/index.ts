@@ -5,9 +5,14 @@ import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
 import { powerCommands } from './power'
 import { routeCommands } from './routes'
+import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
+import { serveCommand } from './serve'
+import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
+import { snapshotCommands } from './snapshot'
+import { workspaceCommands } from './workspace'
 
 export const commands: Command[] = [
   ...daemonCommands,
@@ -19,4 +24,9 @@ export const commands: Command[] = [
   ...powerCommands,
   ...meterCommands,
   ...routeCommands,
+  serveCommand,
+  ...snapshotCommands,
+  ...sessionVerbCommands,
+  ...workspaceCommands,
+  ...secretCommands,
 ]
