@@ -524,6 +524,13 @@ export class PauseService implements PauseApi {
       const restored = str(o.result.mode) === 'none' && startedAs ? startedAs : str(o.result.mode)
       const mode: PauseMode = restored === 'memory' || restored === 'frozen' ? restored : 'disk'
       const fallback = str(o.result.fallback)
+      // what every start of the container needs before the session counts as running (secrets)
+      if (restored !== 'none') {
+        const cid = row.containerId ?? containerName(id)
+        await this.d.sessions.runAfterStart(row, this.d.engines.get(row.server), cid).catch((e: Error) =>
+          this.d.lifecycle.note(id, 'after-start-failed', { reason: oneSentence(e.message) }),
+        )
+      }
       this.d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',
@@ -556,6 +563,7 @@ export class PauseService implements PauseApi {
       .inspect()
       .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
     if (info?.State.Running && !info.State.Paused) {
+      await this.d.sessions.runAfterStart(row, this.d.engines.get(row.server), info.Id).catch(() => undefined)
       this.d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',
