@@ -9,7 +9,7 @@ import { PauseService } from './pause-service'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
-  const checkpoints = new Checkpoints(core.engines, core.servers, core.homeId)
+  const checkpoints = new Checkpoints(core.engines, core.homeId)
   const service = new PauseService({
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
