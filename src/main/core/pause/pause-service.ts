@@ -412,7 +412,7 @@ export class PauseService implements PauseApi {
     let interrupted = false
     try {
       const restored = await resumeDirect(this.d.engines, this.d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split')
-      if (restored) direct = await this.finishResume(row.id, pause, directOutcome(restored), t0)
+      if (restored) direct = await this.finishResume(row.id, pause, directOutcome(restored, msSince(t0)), t0)
     } catch {
       // a dropped connection or an engine error: the server job below settles it; if it finds the
       // container already running, that is this resume's own start
@@ -592,8 +592,8 @@ export class PauseService implements PauseApi {
 }
 
 /** The outcome of a resume done through the API, in the shape a server job's would have. */
-function directOutcome(mode: PauseMode): JobOutcome {
-  return { followed: true, rc: 0, result: { mode }, error: undefined, notes: [], fallback: undefined, stages: {}, lines: 0 }
+function directOutcome(mode: PauseMode, runningMs: number): JobOutcome {
+  return { followed: true, rc: 0, result: { mode }, error: undefined, notes: [], fallback: undefined, stages: { running: runningMs }, lines: 0 }
 }
 
 function stateError(row: SessionRow, verb: string): BerthError {
