@@ -44,8 +44,9 @@ json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | 
 cmd_detach() {
   job=$1; shift
   j=$STATE/jobs/$job
-  [ -d "$STATE/jobs" ] || mkdir -p "$STATE/jobs" || fail "cannot create $STATE/jobs"
-  : > "$j.status" || fail "cannot write $j.status"
+  # (a concurrent forget may remove an empty jobs folder at any moment: make it again if so)
+  # (printf, not ":": a failed redirection of a special builtin ends a POSIX shell)
+  printf '' 2>/dev/null > "$j.status" || { mkdir -p "$STATE/jobs" && printf '' > "$j.status"; } || fail "cannot write $j.status"
   if command -v setsid >/dev/null 2>&1; then
     BERTH_JOB=$j setsid sh "$SELF" run-job "$@" </dev/null >"$j.log" 2>&1 &
   else
@@ -98,6 +99,8 @@ cmd_forget() {
     case $job in */*|"") continue ;; esac
     grep -q '^rc ' "$STATE/jobs/$job.status" 2>/dev/null && rm -f "$STATE/jobs/$job".*
   done
+  # nothing left under way: leave no trace on the server
+  rmdir "$STATE/jobs" "$STATE" 2>/dev/null
   return 0
 }
 
