@@ -150,11 +150,12 @@ describe('sleep and idleness', () => {
     const busy = await berth.json<S>(['session', 'create', '--image', tiny, '--name', 'busy'])
     const typing = await berth.json<S>(['session', 'create', '--image', tiny, '--name', 'typing'])
     const c = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
+    let typist: NodeJS.Timeout | undefined
     try {
       const term = await c.call('exec.open', { id: typing.id, cmd: ['sh'], tty: true, stdin: true, cols: 80, rows: 24 })
       // someone types in the terminal, twice a second, from before the idle time is set until after
       let typed = 0
-      const typist = setInterval(() => {
+      typist = setInterval(() => {
         void c.call('stream.write', { streamId: term.streamId, data: Buffer.from(`echo typed ${typed++}\n`).toString('base64') }).catch(() => undefined)
       }, 500)
       const fg = spawn(process.execPath, [BIN, 'exec', busy.id, '--', 'sleep', '600'], { env: berth.env(), stdio: 'ignore' })
@@ -163,7 +164,6 @@ describe('sleep and idleness', () => {
       await berth.json(['session', 'set', busy.id, '--idle', '3'])
       await berth.json(['session', 'set', typing.id, '--idle', '3'])
       await sleep(8000)
-      clearInterval(typist)
       expect(typed).toBeGreaterThan(10)
       const b = await show(busy.id)
       const t = await show(typing.id)
@@ -172,6 +172,7 @@ describe('sleep and idleness', () => {
       expect(t.state).toBe('running')
       expect(t.activity?.lastSignal).toBe('terminal input')
       // once the command ends and the typing stops, both go idle and pause themselves
+      clearInterval(typist)
       await c.call('stream.close', { streamId: term.streamId })
       fg.kill('SIGINT')
       await fgDone
@@ -180,6 +181,7 @@ describe('sleep and idleness', () => {
         expect((await show(id)).pausedBy).toBe('idle')
       }
     } finally {
+      clearInterval(typist)
       c.close()
     }
   })
