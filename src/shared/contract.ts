@@ -15,6 +15,8 @@ import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
 import { snapshotCalls } from './contract/snapshots'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
+import { viewCalls } from './contract/views'
+import { serveCalls } from './contract/serve'
 import { workspaceCalls } from './contract/workspace'
 
 export const calls = {
@@ -27,6 +29,8 @@ export const calls = {
   ...powerCalls,
   ...meterCalls,
   ...routeCalls,
+  ...viewCalls,
+  ...serveCalls,
   ...snapshotCalls,
   ...workspaceCalls,
   ...secretCalls,
@@ -62,3 +66,5 @@ export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
 export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
 export { PowerEvent, PowerEventResult } from './contract/power'
+export { View, ViewName, ViewOpened } from './contract/views'
+export { ServeOpened, ServePort } from './contract/serve'

@@ -8,6 +8,7 @@ import { routeCommands } from './routes'
 import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
+import { serveCommand } from './serve'
 import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
 import { snapshotCommands } from './snapshot'
@@ -23,6 +24,7 @@ export const commands: Command[] = [
   ...powerCommands,
   ...meterCommands,
   ...routeCommands,
+  serveCommand,
   ...snapshotCommands,
   ...sessionVerbCommands,
   ...workspaceCommands,

@@ -1,5 +1,6 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
+import { installDesktop } from './desktop/desktop-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
@@ -14,6 +15,7 @@ export function installModules(core: Core): void {
   installPower(core, pause)
   installMeter(core)
   installRoutes(core)
+  installDesktop(core)
   const secrets = installSecrets(core, core.options.secretStore)
   installWorkspace(core)
   installSnapshots(core, secrets, pause)

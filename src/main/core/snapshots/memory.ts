@@ -23,7 +23,7 @@ export class MemoryParts {
   /** The memory checkpoint a paused session's container holds (its latest pause), if any. */
   pausedCheckpoint(row: SessionRow): { container: string; name: string; bytes: number; layout: 'split' | 'docker' } | null {
     if (row.state !== 'paused' || row.mode !== 'memory' || !row.containerId) return null
-    const p = this.pause.pauses.latest(row.id)
+    const p = this.pause.latestPause(row.id)
     if (!p || p.status !== 'durable' || !p.checkpoint) return null
     return { container: row.containerId, name: p.checkpoint, bytes: p.bytes, layout: p.detail.layout === 'split' ? 'split' : 'docker' }
   }

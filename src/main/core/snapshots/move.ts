@@ -114,6 +114,14 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
           detail: { from, to: args.to, memory, note, bytes: out.bytes },
         })
       }
+      // the pause's checkpoint now lives in the target's container (resume and clean-up look there);
+      // a pause's committed image stayed on the source and goes with the rest there
+      const pause = ctx.memory?.pause
+      const before = pause?.latestPause(row.id)
+      pause?.movedTo(row.id, args.to, out.containerId)
+      if (before?.image) void removeImageTag(source, before.image).catch(() => undefined)
+      const moved = pause?.latestPause(row.id)
+      if (args.resume && moved) pause!.artefacts.removeSoon({ ...moved, image: null })
       // the session lives in one place: the source's container, volume and staged parts go
       svc.dropPauseRecords(row.id)
       svc.setOrigin(row.id, { verb: 'move', snapshot: null, memory, note, at: nowIso() })
