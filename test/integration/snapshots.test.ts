@@ -136,6 +136,15 @@ describe('snapshots', () => {
     expect(finished.stderr).toContain('finished')
   })
 
+  it('restart keeps the views: the same tmux sessions, with fresh shells', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().baseImage, '--name', 'viewed'])
+    await berth.run(['exec', 'viewed', '--', 'sh', '-c', "tmux -L berth new-session -d -s editor && tmux -L berth new-session -d -s logs && tmux -L berth send-keys -t editor 'export X=old' Enter"])
+    await berth.json(['restart', 'viewed'])
+    const r = await berth.run(['exec', 'viewed', '--', 'sh', '-c', `tmux -L berth ls -F '#{session_name}' | sort; tmux -L berth send-keys -t editor 'echo "x=$X" > /tmp/x' Enter; sleep 0.7; cat /tmp/x`])
+    expect(r.stdout).toBe('editor\nlogs\nx=\n')
+    await berth.json(['finish', s.id])
+  })
+
   it('lists paused sessions older than staleAfterDays for clean-up, and never deletes them', async () => {
     const s = await berth.json(['session', 'create', '--image', image, '--name', 'idle-one'])
     await berth.json(['pause', s.id, '--wait'])

@@ -4,7 +4,9 @@
 // disk comes back from the newest snapshot of the session on that server, and the result says so.
 import type { Session } from '../../../shared/models'
 import { BerthError, oneSentence } from '../../../shared/errors'
-import type { Engine } from '../engines/engine'
+import { shq, type Engine } from '../engines/engine'
+import { startExec } from '../sessions/exec'
+import { TMUX_SOCKET } from '../sessions/views'
 import { ProgressReporter } from '../progress'
 import { containerName, volumeName } from '../sessions/container-spec'
 import { removeSessionContainer, startSessionContainer } from '../sessions/session-container'
@@ -46,6 +48,7 @@ export async function completeRestart(svc: SnapshotService, row: SessionRow, pro
   try {
     await engine.ready()
     progress?.stage('commit', `keeping ${row.name}'s disk`)
+    const views = await viewNames(engine, row)
     const source = await diskSource(svc, engine, row)
     await removeSessionContainer(engine, row.id)
     progress?.stage('start', `starting ${row.name} again`)
@@ -56,6 +59,8 @@ export async function completeRestart(svc: SnapshotService, row: SessionRow, pro
       fillFrom: source.volumeFrom ? (into) => fillWorkspaceFromSnapshot(engine, ctx.homeId, source.volumeFrom!, into) : undefined,
     })
     if (source.note) ctx.lifecycle.note(row.id, 'restored-disk', { note: source.note })
+    // the views stay (their shells start afresh): terminals reattach to the same names
+    if (views.length) await recreateViews(engine, out.containerId, views).catch((e: Error) => ctx.lifecycle.note(row.id, 'views-not-kept', { reason: e.message }))
     const running = ctx.lifecycle.transition(row.id, {
       from: ['restarting'],
       to: 'running',
@@ -123,4 +128,24 @@ async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow)
 
 function newestHere(svc: SnapshotService, row: SessionRow): SnapshotRow | null {
   return svc.ctx.repo.forSession(row.id).find((s) => s.server === row.server && s.imageRef) ?? null
+}
+
+/** The views (tmux sessions on Berth's socket) of a session's running container. */
+async function viewNames(engine: Engine, row: SessionRow): Promise<string[]> {
+  if (!row.containerId) return []
+  const info = await engine.docker.getContainer(row.containerId).inspect().catch(() => null)
+  if (!info?.State.Running) return []
+  let out = ''
+  const h = await startExec(engine.docker, row.containerId, { cmd: ['sh', '-c', `tmux -L ${TMUX_SOCKET} list-sessions -F '#{session_name}' 2>/dev/null || true`] }, (fd, d) => {
+    if (fd === 1) out += d.toString()
+  }).catch(() => null)
+  if (!h) return []
+  await h.exit
+  return out.split('\n').map((l) => l.trim()).filter((l) => /^[A-Za-z0-9._-]{1,64}$/.test(l))
+}
+
+async function recreateViews(engine: Engine, containerId: string, views: string[]): Promise<void> {
+  const cmds = views.map((v) => `tmux -L ${TMUX_SOCKET} new-session -d -s ${shq(v)}`).join('; ')
+  const h = await startExec(engine.docker, containerId, { cmd: ['sh', '-c', `command -v tmux >/dev/null 2>&1 && { ${cmds}; } || true`] }, () => undefined)
+  await h.exit
 }
