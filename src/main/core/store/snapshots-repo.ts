@@ -182,7 +182,7 @@ export class SnapshotsRepo {
 
   /** Newest first; `limit + 1` rows are read so the caller knows whether another page follows. */
   page(filter: SnapshotFilter, limit: number): SnapshotRow[] {
-    const where: string[] = ["state != 'deleting'"]
+    const where: string[] = ["state = 'ready'"]
     const params: Record<string, unknown> = { limit }
     if (filter.sessionId) {
       where.push('session_id = @sessionId')
