@@ -5,6 +5,9 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
+import { meterCalls } from './contract/meter'
+import { pauseCalls } from './contract/pause'
+import { powerCalls } from './contract/power'
 import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
@@ -17,6 +20,9 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...pauseCalls,
+  ...powerCalls,
+  ...meterCalls,
   ...routeCalls,
 } as const satisfies Record<string, CallSpec>
 
@@ -48,3 +54,5 @@ export * from './contract/define'
 export { ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
+export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
+export { PowerEvent, PowerEventResult } from './contract/power'

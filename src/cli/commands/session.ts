@@ -35,7 +35,16 @@ export function showSession(s: Session): void {
     ['saved', s.savedAt ?? undefined],
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
+    ['paused by', s.state === 'paused' || s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
+    ['activity', s.activity?.status],
+    ['meter', s.meter ? meterLine(s.meter) : undefined],
   ])
+}
+
+function meterLine(m: NonNullable<Session['meter']>): string {
+  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
+  const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${Math.round(m.runningSeconds)} s${cost}`
 }
 
 function parseEnv(pairs: string[], usage: string): Record<string, string> {

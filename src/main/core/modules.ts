@@ -1,8 +1,14 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
+import { installMeter } from './meter/meter-module'
+import { installPause } from './pause/pause-module'
+import { installPower } from './power/power-module'
 import { installRoutes } from './routes/routes-module'
 
 export function installModules(core: Core): void {
-  // pause/resume, snapshots, routes and the meter register themselves here as they land
-  installRoutes(core)
+  // pause/resume: its service is what other domains call in-process (the ssh gateway, move)
+  const pause = installPause(core)
+  installPower(core, pause)
+  installMeter(core)
+  installRoutes(core, pause)
 }

@@ -7,6 +7,7 @@ import type { EventName, EventPayload } from '../../../shared/contract'
 import type { Settings } from '../../../shared/settings'
 import type { Handlers } from '../api'
 import type { Core, CoreModule } from '../core'
+import type { PauseApi } from '../pause/pause-service'
 import { LIVE } from '../sessions/lifecycle'
 import type { SessionRow } from '../store/sessions-repo'
 import { ActivityTap } from './activity'
@@ -222,8 +223,15 @@ export class RoutesModule implements CoreModule {
   }
 }
 
-export function installRoutes(core: Core): RoutesModule {
+export function installRoutes(core: Core, pause?: PauseApi): RoutesModule {
   const m = new RoutesModule(core)
+  if (pause) {
+    // a connection resumes an auto-paused session; a user-paused one only when the setting says so
+    m.table.setResumer(async (row, byUser) => {
+      const r = byUser ? await pause.resume(row.id, { cause: 'connect' }) : await pause.resumeIfAutoPaused(row.id, 'connect')
+      return r && r.resumed ? { mode: r.fallback ? `${r.mode}, ${r.fallback}` : r.mode, ms: r.ms } : null
+    })
+  }
   core.use(m, m.handlers())
   return m
 }

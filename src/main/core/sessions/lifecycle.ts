@@ -72,6 +72,23 @@ export class Lifecycle {
     return result
   }
 
+  /**
+   * Changes a session's fields without changing its state (a pause becoming durable), as a
+   * compare-and-set on the state plus an events-log entry, in one transaction.
+   */
+  amend(id: string, req: { in: readonly SessionState[]; patch: SessionPatch; kind: string; detail?: Record<string, unknown> }): SessionRow | undefined {
+    const result = this.db.transaction((): SessionRow | undefined => {
+      const cur = this.sessions.get(id)
+      if (!cur || !req.in.includes(cur.state)) return undefined
+      const changed = this.sessions.compareAndSet(id, [cur.state], cur.state, req.patch, nowIso(), cur.version)
+      if (changed !== 1) return undefined
+      this.events.append({ sessionId: id, kind: req.kind, detail: req.detail ?? {} })
+      return this.sessions.get(id)!
+    }).immediate()
+    if (result) this.changed(result)
+    return result
+  }
+
   /** Records something that happened to a session without changing its state. */
   note(id: string, kind: string, detail: Record<string, unknown> = {}): void {
     this.events.append({ sessionId: id, kind, detail })

@@ -36,6 +36,10 @@ export class SessionService {
   readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
   /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
   readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called before a command or terminal attaches to a session (an auto-paused one resumes here). */
+  readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called once a session finished and its container is gone (pause artefacts are removed here). */
+  readonly afterFinish: Array<(row: SessionRow) => Promise<void>> = []
 
   constructor(
     private readonly sessions: SessionsRepo,
@@ -169,38 +173,48 @@ export class SessionService {
       this.lifecycle.transition(row.id, { from: ['finishing'], to: 'failed', verb: 'finish', patch: { failure: `finish did not complete: ${reason}` } })
       throw e
     }
-    return this.lifecycle.transition(row.id, {
+    const finished = this.lifecycle.transition(row.id, {
       from: ['finishing'],
       to: 'finished',
       verb: 'finish',
       patch: { finishedAt: nowIso(), containerId: null, mode: null, pausedBy: null },
     })
+    for (const hook of this.afterFinish) await hook(finished).catch(() => undefined)
+    return finished
   }
 
   /** Opens a command stream in a running session. */
   async openExec(ref: string, opts: ExecOptions, owner: StreamOwner): Promise<{ streamId: string }> {
-    const row = this.resolve(ref)
+    let row = this.resolve(ref)
+    if (this.beforeAttach.length) {
+      for (const hook of this.beforeAttach) await hook(row)
+      row = this.resolve(row.id)
+    }
     if (row.state !== 'running' || !row.containerId) {
       if (row.state === 'finished') throw new BerthError('refused', `session ${row.name} finished`)
       throw new BerthError('conflict', `session ${row.name} is ${row.state}: it must be running to run a command`, { state: row.state })
     }
     const engine = this.engines.get(row.server)
     await engine.ready()
-    const streamId = this.hub.create(owner)
-    this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
-    this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
+    // An interactive terminal (tty + stdin) counts as activity when someone types in it; any other
+    // command counts as a foreground command for as long as it runs (idle auto-pause waits for it).
+    const terminal = !!opts.tty && !!opts.stdin
+    const streamId = this.hub.create(owner, { sessionId: row.id, terminal })
+    const signal = terminal ? 'terminal' : 'command'
+    this.bus.signal('activity', { sessionId: row.id, signal })
+    if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
     let handle
     try {
       handle = await startExec(engine.docker, row.containerId, opts, (fd, d) => this.hub.data(streamId, fd, d))
     } catch (e) {
-      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
       this.hub.exit(streamId, null, toErrorBody(e))
       throw e
     }
     this.hub.attach(streamId, handle)
     void handle.exit.then(({ code, dropped }) => {
-      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
-      this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
+      if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      this.bus.signal('activity', { sessionId: row.id, signal })
       if (dropped) {
         this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped while the command ran` })
       } else this.hub.exit(streamId, code)
