@@ -24,6 +24,8 @@ import { SshGateway, type GatewayLimits } from './ssh-gateway'
 const HOST = '127.0.0.1'
 export const HOST_KEY_ALIAS = 'berth-gateway'
 const PORTS_TIMEOUT_MS = 3000
+/** states in which a session's processes stop: connected clients are told why their connection ends */
+const LEAVING: Partial<Record<string, string>> = { pausing: 'pausing', restarting: 'restarting', moving: 'moving', finishing: 'finishing' }
 
 export function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`)
@@ -42,6 +44,7 @@ export class RoutesModule implements CoreModule {
   /** listening ports per session, as last read from its container */
   private readonly previews = new Map<string, { containerId: string; ports: number[] }>()
   private readonly containers = new Map<string, string | null>()
+  private readonly states = new Map<string, string>()
   private unsubscribe: (() => void) | undefined
   private rewriteTimer: NodeJS.Timeout | undefined
   private requested = { gateway: 0, preview: 0 }
@@ -154,6 +157,14 @@ export class RoutesModule implements CoreModule {
     }
     if (name !== 'session.changed') return
     const s = payload as Session
+    const was = this.states.get(s.id)
+    this.states.set(s.id, s.state)
+    const why = LEAVING[s.state]
+    if (why && was !== s.state) {
+      const again = s.state === 'finishing' ? '' : '; the same ssh line works again once it runs'
+      this.gateway.notify(s.id, `session ${s.route} is ${why}: this connection ends here${again}`)
+    }
+    if (s.state === 'finished') this.states.delete(s.id)
     const before = this.containers.get(s.id)
     const now = s.state === 'running' ? s.containerId : null
     if (before && before !== now) {
