@@ -34,12 +34,12 @@ export class SessionService {
   private readonly decorators: SessionDecorator[] = []
   /** Called with a fresh container before it starts (secrets, for instance). */
   readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
-  /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
-  readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
   /** Called before a command or terminal attaches to a session (an auto-paused one resumes here). */
   readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
   /** Called once a session finished and its container is gone (pause artefacts are removed here). */
   readonly afterFinish: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
+  readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
 
   constructor(
     private readonly sessions: SessionsRepo,
