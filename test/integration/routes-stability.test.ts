@@ -58,8 +58,8 @@ describe('the same ssh line, whatever happens to the session', () => {
     expect(r.stdout).toBe('idle-then-back\n')
     expect(r.stderr).toContain(`berth: resuming session ${s.route} (paused automatically) ...`)
     expect(r.stderr).toMatch(new RegExp(`berth: session ${s.route} resumed \\((memory|frozen|disk)`))
+    // (with an idle time of 2 s it may pause itself again right after: that is the setting working)
     await berth.json(['session', 'set', s.id, '--idle', 'off'])
-    expect((await berth.json(['session', 'show', s.id])).state).toBe('running')
   })
 
   it('does not resume a session the user paused, and says how, unless the setting allows it', async () => {
