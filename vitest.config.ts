@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -7,13 +8,23 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/unit/**/*.test.ts'],
+          exclude: ['src/renderer/**'],
           environment: 'node',
+        },
+      },
+      {
+        // the renderer's stores and components, in a DOM (happy-dom), against a fake core
+        plugins: [react()],
+        test: {
+          name: 'renderer',
+          include: ['src/renderer/**/*.test.ts', 'src/renderer/**/*.test.tsx'],
+          environment: 'happy-dom',
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,

@@ -96,7 +96,10 @@ mkdirSync('build', { recursive: true })
 mkdirSync('resources', { recursive: true })
 writeFileSync('build/icon.png', png(1024, render(1024, { background: teal, foreground: [1, 1, 1], samples: 3 })))
 // the window icon on Linux and the tray on Linux/Windows: the full-colour icon, small
-writeFileSync('resources/icon.png', png(256, render(256, { background: teal, foreground: [1, 1, 1] })))
+const small = png(256, render(256, { background: teal, foreground: [1, 1, 1] }))
+writeFileSync('resources/icon.png', small)
+mkdirSync('src/renderer/public', { recursive: true })
+writeFileSync('src/renderer/public/favicon.png', small)
 writeFileSync('resources/tray.png', png(32, render(32, { background: teal, foreground: [1, 1, 1] })))
 // macOS menu bar: a template image (black glyph, alpha only), at 1x and 2x
 writeFileSync('resources/trayTemplate.png', png(16, render(16, { foreground: [0, 0, 0] })))

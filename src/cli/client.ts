@@ -13,6 +13,7 @@ export class ControlClient {
   private nextId = 1
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: BerthError) => void }>()
   private readonly listeners = new Set<Listener>()
+  private readonly closeListeners = new Set<() => void>()
   private buf = ''
 
   private constructor(private readonly socket: net.Socket) {
@@ -21,6 +22,7 @@ export class ControlClient {
     socket.on('close', () => {
       for (const p of this.pending.values()) p.reject(new BerthError('internal', 'the Berth daemon closed the connection'))
       this.pending.clear()
+      for (const l of this.closeListeners) l()
     })
     socket.on('error', () => undefined)
   }
@@ -68,6 +70,11 @@ export class ControlClient {
     }
     this.listeners.add(l)
     return () => this.listeners.delete(l)
+  }
+
+  /** Called once the daemon's side of the connection is gone. */
+  onClose(fn: () => void): void {
+    this.closeListeners.add(fn)
   }
 
   close(): void {

@@ -13,6 +13,11 @@ export interface BerthBridge {
     /** Listens to a contract event; returns the function that stops listening. */
     on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void
   }
+  /**
+   * Connection state for doors that can drop (the WebSocket): called with false when the link is
+   * lost and true when it is back; streams do not survive a drop, calls made meanwhile fail.
+   */
+  onConnection?(listener: (up: boolean) => void): () => void
   readonly app: {
     /** Opens an allow-listed address (docs, a session's preview) in the user's browser. */
     openExternal(url: string): Promise<boolean>

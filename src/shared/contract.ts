@@ -13,6 +13,8 @@ import { serverCalls } from './contract/servers'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
+import { viewCalls } from './contract/views'
+import { serveCalls } from './contract/serve'
 
 export const calls = {
   ...daemonCalls,
@@ -24,6 +26,8 @@ export const calls = {
   ...powerCalls,
   ...meterCalls,
   ...routeCalls,
+  ...viewCalls,
+  ...serveCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -56,3 +60,5 @@ export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
 export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
 export { PowerEvent, PowerEventResult } from './contract/power'
+export { View, ViewName, ViewOpened } from './contract/views'
+export { ServeOpened, ServePort } from './contract/serve'

@@ -7,6 +7,7 @@ import { powerCommands } from './power'
 import { routeCommands } from './routes'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
+import { serveCommand } from './serve'
 import { settingsCommands } from './settings'
 
 export const commands: Command[] = [
@@ -19,4 +20,5 @@ export const commands: Command[] = [
   ...powerCommands,
   ...meterCommands,
   ...routeCommands,
+  serveCommand,
 ]

@@ -1,5 +1,6 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
+import { installDesktop } from './desktop/desktop-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
@@ -11,4 +12,5 @@ export function installModules(core: Core): void {
   installPower(core, pause)
   installMeter(core)
   installRoutes(core, pause)
+  installDesktop(core)
 }

@@ -1,34 +1,11 @@
 // The tray / menu bar, kept thin: running sessions and what they cost, "Pause all and wait"
 // (the lid-close path by hand), open the window, quit.
-import { Menu, Tray, nativeImage, type MenuItemConstructorOptions } from 'electron'
+import { Menu, Tray, nativeImage } from 'electron'
 import { join } from 'node:path'
-import type { Session } from '../../shared/models'
 import type { Core } from '../core/core'
 import { pauseAllAndWait } from './pause-all'
 import { notify } from './notifications'
-
-const money = (n: number) => `$${n.toFixed(2)}`
-
-export function trayMenuTemplate(running: Session[], actions: { open(): void; pauseAll(): void; quit(): void }): MenuItemConstructorOptions[] {
-  const cost = running.reduce((sum, s) => sum + (s.meter?.cost ?? 0), 0)
-  const rate = running.reduce((sum, s) => sum + (s.meter?.ratePerHour ?? 0), 0)
-  const header = running.length
-    ? `${running.length} running · ${money(cost)} so far${rate > 0 ? ` · ${money(rate)}/h` : ''}`
-    : 'No session is running'
-  return [
-    { label: header, enabled: false },
-    ...running.slice(0, 12).map((s) => ({
-      label: `${s.name} — ${s.server}${s.meter ? ` — ${money(s.meter.cost)}` : ''}`,
-      click: actions.open,
-    })),
-    ...(running.length > 12 ? [{ label: `and ${running.length - 12} more…`, click: actions.open }] : []),
-    { type: 'separator' },
-    { label: 'Pause all and wait', enabled: running.length > 0, click: actions.pauseAll },
-    { label: 'Open Berth', click: actions.open },
-    { type: 'separator' },
-    { label: 'Quit Berth', role: 'quit', click: actions.quit },
-  ]
-}
+import { trayMenuTemplate } from './tray-menu'
 
 export class BerthTray {
   private readonly tray: Tray

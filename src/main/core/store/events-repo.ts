@@ -24,7 +24,14 @@ const fromRaw = (r: Raw): EventRecord => ({
 
 /** The append-only log of every state change: the recovery pass reads it after a crash. */
 export class EventsRepo {
+  private readonly listeners: Array<(e: EventRecord) => void> = []
+
   constructor(private readonly db: Db) {}
+
+  /** Called with every appended event (the desktop module forwards them as 'event.appended'). */
+  onAppend(listener: (e: EventRecord) => void): void {
+    this.listeners.push(listener)
+  }
 
   append(e: { sessionId: string | null; kind: string; from?: string | null; to?: string | null; detail?: Record<string, unknown> }): EventRecord {
     const at = nowIso()
@@ -32,7 +39,9 @@ export class EventsRepo {
     const info = this.db
       .prepare('INSERT INTO events(at, session_id, kind, from_state, to_state, detail) VALUES (?,?,?,?,?,?)')
       .run(at, e.sessionId, e.kind, e.from ?? null, e.to ?? null, detail)
-    return { seq: Number(info.lastInsertRowid), at, sessionId: e.sessionId, kind: e.kind, from: e.from ?? null, to: e.to ?? null, detail: e.detail ?? {} }
+    const record = { seq: Number(info.lastInsertRowid), at, sessionId: e.sessionId, kind: e.kind, from: e.from ?? null, to: e.to ?? null, detail: e.detail ?? {} }
+    for (const l of this.listeners) l(record)
+    return record
   }
 
   forSession(sessionId: string, limit = 200): EventRecord[] {

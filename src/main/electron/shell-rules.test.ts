@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import type { Session } from '../../shared/models'
+import { isAllowedExternal } from './external-links'
+import { trayMenuTemplate } from './tray-menu'
+import { describeTransition } from './transitions'
+
+describe('the desktop shell rules', () => {
+  it('opens only allow-listed addresses in the user browser', () => {
+    expect(isAllowedExternal('http://calm-otter-42-3000.localhost:8022/')).toBe(true)
+    expect(isAllowedExternal('https://docs.docker.com/engine/')).toBe(true)
+    expect(isAllowedExternal('https://evil.example/')).toBe(false)
+    expect(isAllowedExternal('http://docs.docker.com/')).toBe(false)
+    expect(isAllowedExternal('file:///etc/passwd')).toBe(false)
+    expect(isAllowedExternal('javascript:alert(1)')).toBe(false)
+    expect(isAllowedExternal('https://user:pw@github.com/')).toBe(false)
+    expect(isAllowedExternal('not a url')).toBe(false)
+  })
+
+  it('notifies background pause, resume and move endings and failures', () => {
+    expect(describeTransition('web', 'pausing', 'paused', null)?.title).toBe('web paused')
+    expect(describeTransition('web', 'resuming', 'running', null)?.title).toBe('web resumed')
+    expect(describeTransition('web', 'moving', 'paused', null)?.title).toBe('web moved')
+    expect(describeTransition('web', 'pausing', 'failed', 'criu failed')).toEqual({ title: 'web failed', body: 'criu failed' })
+    expect(describeTransition('web', 'creating', 'running', null)).toBeUndefined()
+    expect(describeTransition('web', undefined, 'paused', null)).toBeUndefined()
+  })
+
+  it('lists running sessions with their cost in the tray', () => {
+    const s = { name: 'web', server: 'office', meter: { cost: 0.5, ratePerHour: 0.25 } } as Session
+    const menu = trayMenuTemplate([s, { ...s, name: 'api', meter: { ...s.meter!, cost: 0.25 } }], { open() {}, pauseAll() {}, quit() {} })
+    expect(menu.map((m) => m.label ?? m.type)).toEqual(['2 running · $0.75 so far · $0.50/h', 'web — office — $0.50', 'api — office — $0.25', 'separator', 'Pause all and wait', 'Open Berth', 'separator', 'Quit Berth'])
+    const empty = trayMenuTemplate([], { open() {}, pauseAll() {}, quit() {} })
+    expect(empty[0]!.label).toBe('No session is running')
+    expect(empty.find((m) => m.label === 'Pause all and wait')!.enabled).toBe(false)
+  })
+})

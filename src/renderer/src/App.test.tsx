@@ -1,0 +1,217 @@
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Server } from '../../shared/models'
+import { DEFAULT_SETTINGS } from '../../shared/settings'
+import { App } from './App'
+import { createAppStores } from './stores/app-stores'
+import { FakeClient, session } from './test/fake-client'
+
+const local: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
+
+function boot(client: FakeClient, hash = '#/sessions') {
+  window.location.hash = hash
+  client
+    .handle('server.list', () => [local])
+    .handle('settings.get', () => DEFAULT_SETTINGS)
+    .handle('server.test', (a) => ({ name: a.name, version: '20.10.24', apiVersion: '1.41', rttMs: 0.8, checkpoint: true, os: 'Debian', kernel: '6.1' }))
+  if (!client.calls) throw new Error('no client')
+  const stores = createAppStores(client, window)
+  render(<App stores={stores} />)
+  return stores
+}
+
+afterEach(() => {
+  cleanup()
+  window.location.hash = ''
+})
+
+describe('the sessions screen', () => {
+  it('says what to do when there is no session', async () => {
+    boot(new FakeClient().handle('session.list', () => []))
+    expect(await screen.findByText('No sessions yet')).toBeTruthy()
+    fireEvent.click(screen.getAllByRole('button', { name: 'New session' })[1]!)
+    expect(await screen.findByRole('dialog', { name: 'New session' })).toBeTruthy()
+  })
+
+  it('shows each state honestly: the pause mode, a move with its progress, a failure with its reason', async () => {
+    const paused = session({ name: 'paused-one', state: 'paused', mode: 'memory', durable: true })
+    const frozen = session({ name: 'frozen-one', state: 'paused', mode: 'frozen', durable: false })
+    const moving = session({ name: 'moving-one', state: 'moving', server: 'office' })
+    const failed = session({ name: 'failed-one', state: 'failed', failure: 'the checkpoint did not restore: criu failed' })
+    const unsaved = session({ name: 'unsaved-one', workspace: { dir: '/src/app', branch: 'session/x', base: 'abc' }, meter: { cpuSeconds: 1, peakMemoryBytes: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, cpuPercent: 3.25, runningSeconds: 60, cost: 0.12, ratePerHour: 0.5, sampledAt: null } })
+    const client = new FakeClient().handle('session.list', () => [paused, frozen, moving, failed, unsaved])
+    boot(client)
+    const table = await screen.findByRole('table', { name: 'sessions' })
+    const row = (name: string) => within(table).getByText(name).closest('tr')!
+    expect(within(row('paused-one')).getByText('paused (memory)')).toBeTruthy()
+    expect(within(row('frozen-one')).getByText('paused (frozen, saving…)')).toBeTruthy()
+    expect(within(row('failed-one')).getByText('the checkpoint did not restore: criu failed')).toBeTruthy()
+    expect(within(row('unsaved-one')).getByText('● unsaved')).toBeTruthy()
+    expect(within(row('unsaved-one')).getByText(/3\.3% cpu · 64\.0 MiB · \$0\.12/)).toBeTruthy()
+    act(() => client.emit('progress', { op: 'm', sessionId: moving.id, server: 'office', stage: 'layers', bytes: 30 * 1024 * 1024, total: 120 * 1024 * 1024, rate: 10 * 1024 * 1024, done: false, message: 'moving to office' }))
+    const bar = within(row('moving-one')).getByRole('progressbar')
+    expect(bar.getAttribute('aria-valuenow')).toBe('25')
+    expect(bar.textContent).toContain('moving to office — 25% · 30.0 MiB · 10.0 MiB/s')
+    // a change arrives: the row follows without a reload
+    act(() => client.emit('session.changed', { ...moving, state: 'paused', mode: 'memory', durable: true }))
+    expect(within(row('moving-one')).queryByRole('progressbar')).toBeNull()
+    expect(within(row('moving-one')).getByText('paused (memory)')).toBeTruthy()
+  })
+
+  it('filters by state, server and text, and offers to clear filters that hide everything', async () => {
+    const a = session({ name: 'web', server: 'office' })
+    const b = session({ name: 'api', state: 'paused', mode: 'disk', durable: true })
+    const c = session({ name: 'old', state: 'finished' })
+    boot(new FakeClient().handle('session.list', () => [a, b, c]))
+    const table = await screen.findByRole('table', { name: 'sessions' })
+    expect(within(table).queryByText('old')).toBeNull()
+    fireEvent.change(screen.getByLabelText('state'), { target: { value: 'paused' } })
+    expect(within(table).queryByText('web')).toBeNull()
+    expect(within(table).getByText('api')).toBeTruthy()
+    fireEvent.change(screen.getByLabelText('state'), { target: { value: 'all' } })
+    fireEvent.change(screen.getByLabelText('filter sessions'), { target: { value: 'ol' } })
+    expect(within(table).getByText('old')).toBeTruthy()
+    fireEvent.change(screen.getByLabelText('filter sessions'), { target: { value: 'zzz' } })
+    expect(await screen.findByText('No session matches these filters')).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'Clear filters' }))
+    expect(await screen.findByText('web')).toBeTruthy()
+  })
+
+  it('finishes a session after a confirmation, and asks for its name when work is unsaved', async () => {
+    const plain = session({ name: 'plain' })
+    const risky = session({ name: 'risky', workspace: { dir: '/src/app', branch: 'session/y', base: 'abc' } })
+    const client = new FakeClient().handle('session.list', () => [plain, risky]).handle('session.finish', (a) => ({ ...(a.id === plain.id ? plain : risky), state: 'finished' }))
+    boot(client)
+    const table = await screen.findByRole('table', { name: 'sessions' })
+    fireEvent.click(within(within(table).getByText('plain').closest('tr')!).getByRole('button', { name: 'Finish' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Finish plain?' })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Finish' }))
+    await waitFor(() => expect(client.callsOf('session.finish')).toEqual([{ id: plain.id }]))
+
+    fireEvent.click(within(within(table).getByText('risky').closest('tr')!).getByRole('button', { name: 'Finish' }))
+    const ask = await screen.findByRole('dialog', { name: 'Finish risky?' })
+    expect(ask.textContent).toContain('never saved back to /src/app')
+    const confirm = within(ask).getByRole('button', { name: 'Finish' }) as HTMLButtonElement
+    expect(confirm.disabled).toBe(true)
+    fireEvent.change(within(ask).getByLabelText('confirmation'), { target: { value: 'risky' } })
+    expect(confirm.disabled).toBe(false)
+    fireEvent.click(confirm)
+    await waitFor(() => expect(client.callsOf('session.finish')).toHaveLength(2))
+  })
+
+  it('opens the selected session from the keyboard, and n opens a new session', async () => {
+    const a = session({ name: 'first' })
+    const b = session({ name: 'second' })
+    const stores = boot(new FakeClient().handle('session.list', () => [a, b]).fail('view.list', 'conflict', 'x'))
+    await screen.findByRole('table', { name: 'sessions' })
+    fireEvent.keyDown(window, { key: 'j' })
+    fireEvent.keyDown(window, { key: 'j' })
+    fireEvent.keyDown(window, { key: 'Enter' })
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: b.id }))
+    fireEvent.keyDown(window, { key: 'n' })
+    expect(stores.ui.getState().dialog).toBe('new-session')
+  })
+})
+
+describe('creating a session', () => {
+  it('checks the fields with the contract and names the first problem in one sentence', async () => {
+    const client = new FakeClient().handle('session.list', () => [])
+    boot(client)
+    fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
+    const dialog = await screen.findByRole('dialog', { name: 'New session' })
+    fireEvent.change(within(dialog).getByLabelText('name'), { target: { value: 'bad name!' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('a session name is letters, digits, dot, dash and underscore')
+    fireEvent.change(within(dialog).getByLabelText('name'), { target: { value: 'ok' } })
+    fireEvent.change(within(dialog).getByLabelText('environment'), { target: { value: 'GOOD=1\nnot an assignment' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('“not an assignment” is not NAME=value')
+    expect(client.callsOf('session.create')).toEqual([])
+  })
+
+  it('creates on the chosen server and opens the new session', async () => {
+    const created = session({ name: 'fresh' })
+    const client = new FakeClient().handle('session.list', () => []).handle('session.create', () => created).fail('view.list', 'conflict', 'not yet')
+    const stores = boot(client)
+    fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
+    const dialog = await screen.findByRole('dialog', { name: 'New session' })
+    fireEvent.change(within(dialog).getByLabelText('image'), { target: { value: 'berth-tiny:latest' } })
+    fireEvent.change(within(dialog).getByLabelText('name'), { target: { value: 'fresh' } })
+    fireEvent.change(within(dialog).getByLabelText('environment'), { target: { value: 'A=1\nB=two=2' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: created.id }))
+    expect(client.callsOf('session.create')[0]).toMatchObject({ server: 'local', image: 'berth-tiny:latest', name: 'fresh', env: { A: '1', B: 'two=2' } })
+  })
+})
+
+describe('the servers screen', () => {
+  it('shows the host key fingerprint and stores nothing before the user confirms it', async () => {
+    const office: Server = { ...local, name: 'office', kind: 'ssh', url: 'ssh://office@127.0.0.2:2222', hostKeyFingerprint: 'SHA256:vRAm' }
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:vRAm', known: false }))
+      .handle('server.add', () => office)
+    boot(client, '#/servers')
+    expect(await screen.findByText(/0\.80 ms · Docker 20\.10\.24 · memory pause/)).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'Add a server' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
+    fireEvent.change(within(dialog).getByLabelText('server name'), { target: { value: 'office' } })
+    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'office@127.0.0.2' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('a server address looks like ssh://USER@HOST:PORT')
+    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'ssh://office@127.0.0.2:2222' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
+    expect((await within(dialog).findByTestId('fingerprint')).textContent).toBe('SHA256:vRAm')
+    expect(client.callsOf('server.add')).toEqual([])
+    fireEvent.click(within(dialog).getByRole('button', { name: 'The fingerprint matches: add' }))
+    await waitFor(() => expect(client.callsOf('server.add')).toEqual([{ name: 'office', url: 'ssh://office@127.0.0.2:2222', identity: undefined, acceptHostKey: 'SHA256:vRAm' }]))
+    expect(await screen.findByText('ssh://office@127.0.0.2:2222')).toBeTruthy()
+  })
+
+  it('shows a refused add as one sentence and keeps the dialog', async () => {
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:new', known: false }))
+      .fail('server.add', 'host_key_mismatch', 'the host key of 10.0.0.9:22 is SHA256:other, not the SHA256:new you confirmed; nothing was stored')
+    boot(client, '#/servers')
+    fireEvent.click(await screen.findByRole('button', { name: 'Add a server' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
+    fireEvent.change(within(dialog).getByLabelText('server name'), { target: { value: 'lab' } })
+    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'ssh://me@10.0.0.9:22' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'The fingerprint matches: add' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toContain('The host key of 10.0.0.9:22 is SHA256:other, not the SHA256:new you confirmed; nothing was stored.')
+  })
+})
+
+describe('the settings screen', () => {
+  it('saves a change as a patch the core validates', async () => {
+    const client = new FakeClient().handle('session.list', () => []).handle('settings.set', (a) => ({ ...DEFAULT_SETTINGS, ...a.patch }))
+    boot(client, '#/settings')
+    fireEvent.click(await screen.findByLabelText(/Pause only sessions marked auto-pause/))
+    await waitFor(() => expect(client.callsOf('settings.set')).toEqual([{ patch: { onSleep: 'marked' } }]))
+    const idle = screen.getByLabelText('Idle minutes before a session pauses itself') as HTMLInputElement
+    expect(idle.value).toBe('10')
+    fireEvent.change(idle, { target: { value: '25' } })
+    fireEvent.blur(idle)
+    await waitFor(() => expect(client.callsOf('settings.set')[1]).toEqual({ patch: { idleAfterSeconds: 1500 } }))
+    fireEvent.change(idle, { target: { value: '-3' } })
+    fireEvent.blur(idle)
+    expect(await screen.findByText('between 0 and 10080')).toBeTruthy()
+    expect(client.callsOf('settings.set')).toHaveLength(2)
+  })
+})
+
+describe('the shell of the page', () => {
+  it('follows the route with Ctrl+number and shows when the link to the core is down', async () => {
+    const client = new FakeClient().handle('session.list', () => [])
+    const stores = boot(client)
+    fireEvent.keyDown(window, { key: '3', ctrlKey: true })
+    expect(stores.ui.getState().route).toEqual({ screen: 'servers' })
+    expect(await screen.findByRole('heading', { name: 'Servers' })).toBeTruthy()
+    act(() => stores.ui.setState({ connected: false }))
+    expect(screen.getByText('Reconnecting to Berth…')).toBeTruthy()
+    fireEvent.keyDown(window, { key: '?' })
+    expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy()
+  })
+})

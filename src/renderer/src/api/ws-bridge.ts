@@ -1,0 +1,126 @@
+// `window.berth` for a browser tab (`berth serve`): the contract over the WebSocket door, with the
+// same frames as the control socket. Reconnects by itself; calls made while down fail at once
+// with a clear message rather than hang.
+import type { BerthBridge } from '../../../shared/bridge'
+import type { ErrorBody } from '../../../shared/errors'
+import type { Envelope, ServerFrame } from '../../../shared/wire'
+
+type Pending = (envelope: Envelope<unknown>) => void
+
+export interface WebSocketBridgeOptions {
+  /** ws://127.0.0.1:PORT/TOKEN/ws */
+  url: string
+  /** for tests: a WebSocket implementation */
+  WebSocketImpl?: typeof WebSocket
+  maxBackoffMs?: number
+}
+
+const LOST: ErrorBody = { code: 'unreachable', message: 'the connection to Berth was lost: it reconnects by itself, try again in a moment' }
+
+/** ws://…/TOKEN/ws from the page's own address (http://127.0.0.1:PORT/TOKEN/). */
+export function socketUrlFor(location: { protocol: string; host: string; pathname: string }): string {
+  const base = location.pathname.endsWith('/') ? location.pathname : location.pathname.replace(/[^/]*$/, '')
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${base}ws`
+}
+
+export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBridge {
+  const Impl = options.WebSocketImpl ?? WebSocket
+  const maxBackoff = options.maxBackoffMs ?? 5000
+  const pending = new Map<number, Pending>()
+  const listeners = new Map<string, Set<(payload: unknown) => void>>()
+  const connectionListeners = new Set<(up: boolean) => void>()
+  let nextId = 1
+  let socket: WebSocket | undefined
+  let up = false
+  let backoff = 250
+  let opening: Promise<void> | undefined
+
+  const setUp = (value: boolean) => {
+    if (up === value) return
+    up = value
+    for (const l of [...connectionListeners]) l(value)
+  }
+
+  const connect = (): Promise<void> =>
+    (opening ??= new Promise<void>((resolve) => {
+      const ws = new Impl(options.url)
+      socket = ws
+      ws.onopen = () => {
+        backoff = 250
+        opening = undefined
+        setUp(true)
+        resolve()
+      }
+      ws.onmessage = (ev: MessageEvent) => {
+        if (socket !== ws) return
+        let frame: ServerFrame
+        try {
+          frame = JSON.parse(String(ev.data)) as ServerFrame
+        } catch {
+          return
+        }
+        if (frame.t === 'event') {
+          const set = listeners.get(frame.name)
+          if (set) for (const fn of [...set]) fn(frame.payload)
+          return
+        }
+        const done = pending.get(frame.id)
+        if (!done) return
+        pending.delete(frame.id)
+        done(frame.t === 'result' ? { result: frame.result } : { error: frame.error })
+      }
+      ws.onclose = () => {
+        if (socket !== ws) return
+        socket = undefined
+        opening = undefined
+        for (const done of pending.values()) done({ error: LOST })
+        pending.clear()
+        setUp(false)
+        resolve()
+        setTimeout(() => {
+          if (!up && !opening) void connect()
+        }, backoff)
+        backoff = Math.min(maxBackoff, backoff * 2)
+      }
+    }))
+
+  void connect()
+
+  return {
+    host: 'browser',
+    core: {
+      call: async (name, args) => {
+        if (!up) await connect()
+        const ws = socket
+        if (!ws || ws.readyState !== Impl.OPEN) return { error: LOST }
+        const id = nextId++
+        return await new Promise((resolve) => {
+          pending.set(id, resolve as Pending)
+          ws.send(JSON.stringify({ t: 'call', id, name, args }))
+        })
+      },
+      on: (name, listener) => {
+        const fn = listener as (payload: unknown) => void
+        let set = listeners.get(name)
+        if (!set) listeners.set(name, (set = new Set()))
+        set.add(fn)
+        return () => {
+          set.delete(fn)
+        }
+      },
+    },
+    onConnection: (listener) => {
+      connectionListeners.add(listener)
+      return () => {
+        connectionListeners.delete(listener)
+      }
+    },
+    app: {
+      openExternal: async (url) => {
+        // a browser tab opens links itself; only http(s) leave, in a new tab without an opener
+        if (!/^https?:\/\//.test(url)) return false
+        return window.open(url, '_blank', 'noopener,noreferrer') !== null
+      },
+    },
+  }
+}

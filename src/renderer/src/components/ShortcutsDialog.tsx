@@ -1,0 +1,32 @@
+import { useStores } from '../stores/app-stores'
+import { Modal } from './Modal'
+
+export const SHORTCUTS: Array<[string, string]> = [
+  ['Ctrl 1 · 2 · 3 · 4', 'Sessions · Snapshots · Servers · Settings'],
+  ['n', 'New session'],
+  ['/', 'Filter the sessions'],
+  ['j / k or ↓ / ↑', 'Move through the sessions'],
+  ['Enter', 'Open the selected session'],
+  ['f', 'Finish the selected session'],
+  ['Ctrl Shift T', 'New terminal'],
+  ['Ctrl Shift W', 'Close the terminal tab (its view keeps running)'],
+  ['Ctrl Shift ] / [', 'Next / previous terminal'],
+  ['Ctrl Shift C / V', 'Copy / paste in a terminal'],
+  ['?', 'This list'],
+]
+
+export function ShortcutsDialog() {
+  const { ui } = useStores()
+  return (
+    <Modal title="Keyboard shortcuts" onClose={() => ui.getState().openDialog(null)}>
+      <div className="shortcuts">
+        {SHORTCUTS.map(([k, what]) => (
+          <div key={k} style={{ display: 'contents' }}>
+            <kbd>{k}</kbd>
+            <span>{what}</span>
+          </div>
+        ))}
+      </div>
+    </Modal>
+  )
+}

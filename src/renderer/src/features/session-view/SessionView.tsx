@@ -1,0 +1,214 @@
+import { useCallback, useEffect, useMemo } from 'react'
+import type { Session } from '../../../../shared/models'
+import { CopyLine } from '../../components/CopyLine'
+import { EmptyState } from '../../components/EmptyState'
+import { ProblemLine } from '../../components/ProblemLine'
+import { ProgressBar } from '../../components/ProgressBar'
+import { StateBadge } from '../../components/StateBadge'
+import { age, bytes, money, percent } from '../../lib/format'
+import { useNow } from '../../lib/hooks'
+import { useSessions, useStores, useTerminals, useUi } from '../../stores/app-stores'
+import type { Tab } from '../../stores/terminals'
+import { finishSession, hasUnsavedWork } from '../sessions/session-actions'
+import { EventsPanel } from './EventsPanel'
+import { TerminalPane } from './TerminalPane'
+
+const NO_TABS: Tab[] = []
+const NO_VIEWS: string[] = []
+
+function Facts({ s }: { s: Session }) {
+  const now = useNow()
+  return (
+    <div className="facts">
+      <span>
+        on <strong>{s.server}</strong>
+      </span>
+      <span className="mono">{s.image}</span>
+      <span title={s.createdAt}>{age(s.createdAt, now)} old</span>
+      <span>route {s.route}</span>
+      {s.meter && (
+        <span>
+          {percent(s.meter.cpuPercent)} cpu · {bytes(s.meter.memoryBytes)} · {money(s.meter.cost)}
+        </span>
+      )}
+      {hasUnsavedWork(s) && <span className="unsaved">● unsaved work</span>}
+    </div>
+  )
+}
+
+export function SessionView({ id }: { id: string }) {
+  const stores = useStores()
+  const session = useSessions((s) => s.byId[id] ?? Object.values(s.byId).find((x) => x.name === id || x.route === id))
+  const loaded = useSessions((s) => s.loaded)
+  const progress = useSessions((s) => (session ? s.progress[session.id] : undefined))
+  const sessionId = session?.id
+  const tabs = useTerminals((s) => (sessionId ? (s.tabs[sessionId] ?? NO_TABS) : NO_TABS))
+  const active = useTerminals((s) => (sessionId ? s.active[sessionId] : undefined))
+  const detached = useTerminals((s) => (sessionId ? (s.detached[sessionId] ?? NO_VIEWS) : NO_VIEWS))
+  const problem = useTerminals((s) => (sessionId ? s.problem[sessionId] : null))
+  const navigate = useUi((s) => s.navigate)
+  const running = session?.state === 'running'
+  // the store's actions, read at call time (getState() changes with every update)
+  const termStore = stores.terminals.store
+  const term = useMemo(() => {
+    const a = () => termStore.getState()
+    return {
+      ensure: (id: string) => a().ensure(id),
+      refreshDetached: (id: string) => a().refreshDetached(id),
+      newTab: (id: string, view?: string, history?: boolean) => a().newTab(id, view, history),
+      closeTab: (id: string, key: string) => a().closeTab(id, key),
+      endView: (id: string, key: string) => a().endView(id, key),
+      setActive: (id: string, key: string) => a().setActive(id, key),
+    }
+  }, [termStore])
+
+  // the session's views come up as tabs once it runs
+  useEffect(() => {
+    if (sessionId && running) void term.ensure(sessionId)
+  }, [sessionId, running, term])
+  useEffect(() => {
+    if (sessionId && running) void term.refreshDetached(sessionId)
+  }, [sessionId, running, tabs.length, term])
+
+  const newTab = useCallback(() => sessionId && running && term.newTab(sessionId), [sessionId, running, term])
+  const closeTab = useCallback((key: string) => sessionId && term.closeTab(sessionId, key), [sessionId, term])
+
+  useEffect(() => {
+    if (!sessionId) return
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.ctrlKey || !e.shiftKey || e.altKey || e.metaKey) return
+      const k = e.key.toLowerCase()
+      const i = tabs.findIndex((t) => t.key === active)
+      if (k === 't') {
+        e.preventDefault()
+        newTab()
+      } else if (k === 'w' && active) {
+        e.preventDefault()
+        closeTab(active)
+      } else if ((e.key === 'PageDown' || k === ']' || e.key === '}') && tabs.length > 1) {
+        e.preventDefault()
+        term.setActive(sessionId, tabs[(i + 1) % tabs.length]!.key)
+      } else if ((e.key === 'PageUp' || k === '[' || e.key === '{') && tabs.length > 1) {
+        e.preventDefault()
+        term.setActive(sessionId, tabs[(i - 1 + tabs.length) % tabs.length]!.key)
+      }
+    }
+    window.addEventListener('keydown', onKey, true)
+    return () => window.removeEventListener('keydown', onKey, true)
+  }, [sessionId, tabs, active, newTab, closeTab, term])
+
+  if (!session) {
+    return loaded ? (
+      <section className="screen">
+        <EmptyState title="This session does not exist" action={<button onClick={() => navigate({ screen: 'sessions' })}>Back to sessions</button>}>
+          No session has the id or name {id}; it may belong to another Berth home.
+        </EmptyState>
+      </section>
+    ) : (
+      <section className="screen">
+        <p className="muted">Loading…</p>
+      </section>
+    )
+  }
+
+  const endView = async (key: string, view: string | undefined) => {
+    const ok = await stores.ui.getState().ask({
+      title: `End the view ${view ?? ''}?`,
+      body: 'The shell in it and everything running there stops. Closing the tab instead keeps it running.',
+      confirmLabel: 'End view',
+      danger: true,
+    })
+    if (ok) await term.endView(session.id, key).catch((e: unknown) => stores.ui.getState().fail(e))
+  }
+
+  return (
+    <section className="session-view" aria-label={`session ${session.name}`}>
+      <header className="session-head">
+        <h1>{session.name}</h1>
+        <StateBadge session={session} />
+        {progress && <ProgressBar progress={progress} />}
+        <Facts s={session} />
+        {session.sshLine && <CopyLine text={session.sshLine} label="ssh line" />}
+        <div className="actions">
+          {session.state !== 'finished' && session.state !== 'finishing' && session.state !== 'creating' && (
+            <button className="danger" onClick={() => void finishSession(stores, session)}>
+              Finish
+            </button>
+          )}
+        </div>
+        {session.state === 'failed' && session.failure && <div className="failure" style={{ flexBasis: '100%' }}>{session.failure}</div>}
+      </header>
+      <div className="tabs" role="tablist" aria-label="terminals">
+        {tabs.map((t) => (
+          <div
+            key={t.key}
+            className="tab"
+            role="tab"
+            tabIndex={0}
+            aria-selected={t.key === active}
+            onClick={() => term.setActive(session.id, t.key)}
+            onKeyDown={(e) => e.key === 'Enter' && term.setActive(session.id, t.key)}
+            data-view={t.snapshot.view}
+          >
+            <span className={`dot ${t.snapshot.status}`} title={t.snapshot.status} />
+            {t.snapshot.view ?? 'new'}
+            {!t.snapshot.persistent && <span className="muted" title="this image has no tmux: the shell ends with the tab">(plain)</span>}
+            <button className="x" aria-label={`close tab ${t.snapshot.view ?? ''}`} title="Close the tab; the view keeps running (Ctrl+Shift+W)" onClick={(e) => {
+              e.stopPropagation()
+              closeTab(t.key)
+            }}>
+              ×
+            </button>
+            {t.snapshot.persistent && t.key === active && (
+              <button className="x" aria-label={`end view ${t.snapshot.view ?? ''}`} title="End this view and its shell" onClick={(e) => {
+                e.stopPropagation()
+                void endView(t.key, t.snapshot.view)
+              }}>
+                end
+              </button>
+            )}
+          </div>
+        ))}
+        <button className="small" onClick={newTab} disabled={!running} title="New terminal (Ctrl+Shift+T)" aria-label="new terminal">
+          +
+        </button>
+        {detached.length > 0 && (
+          <select
+            className="small"
+            aria-label="reopen a view"
+            value=""
+            onChange={(e) => {
+              if (e.target.value) term.newTab(session.id, e.target.value, true)
+            }}
+          >
+            <option value="">Reopen a view ({detached.length})</option>
+            {detached.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        )}
+      </div>
+      <div className="session-body">
+        <div className="terminals">
+          {problem ? <ProblemLine problem={problem} /> : <div />}
+          {active ? (
+            <TerminalPane key={active} sessionId={session.id} tabKey={active} sessionState={session.state} />
+          ) : (
+            <EmptyState title={running ? 'No terminal open' : `The session is ${session.state}`}>
+              {running
+                ? 'Open a terminal with + (Ctrl+Shift+T); views you closed keep running and can be reopened.'
+                : session.state === 'finished'
+                  ? 'A finished session keeps its history; start a new session to work again.'
+                  : 'Its terminals come back by themselves once it runs again.'}
+            </EmptyState>
+          )}
+        </div>
+        <aside className="side">
+          <EventsPanel sessionId={session.id} />
+        </aside>
+      </div>
+    </section>
+  )
+}

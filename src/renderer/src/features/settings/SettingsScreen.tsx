@@ -1,0 +1,134 @@
+import { useEffect, useState } from 'react'
+import { SettingsPatch, type Settings } from '../../../../shared/settings'
+import { ProblemLine } from '../../components/ProblemLine'
+import { money } from '../../lib/format'
+import { useServers, useSettings, useStores } from '../../stores/app-stores'
+
+/** A number field that saves when it is left, checked by the same schema as the core's. */
+function NumberSetting({ label, hint, value, scale = 1, onSave, min, max }: { label: string; hint: string; value: number; scale?: number; min: number; max: number; onSave(v: number): Promise<void> }) {
+  const [text, setText] = useState(String(value / scale))
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => setText(String(value / scale)), [value, scale])
+  const commit = async () => {
+    const n = Number(text)
+    if (!Number.isFinite(n) || text.trim() === '') return setError('enter a number')
+    if (n < min || n > max) return setError(`between ${min} and ${max}`)
+    setError(null)
+    if (Math.round(n * scale) !== value) await onSave(Math.round(n * scale)).catch((e: Error) => setError(e.message))
+  }
+  return (
+    <label className="field">
+      {label}
+      <span className="row">
+        <input type="number" value={text} min={min} max={max} onChange={(e) => setText(e.target.value)} onBlur={() => void commit()} onKeyDown={(e) => e.key === 'Enter' && void commit()} aria-label={label} style={{ width: 120 }} />
+      </span>
+      <span className="hint">{hint}</span>
+      {error && <span className="field-error">{error}</span>}
+    </label>
+  )
+}
+
+export function SettingsScreen() {
+  const stores = useStores()
+  const value = useSettings((s) => s.value)
+  const loadError = useSettings((s) => s.loadError)
+  const servers = useServers((s) => s.list)
+  const [saveError, setSaveError] = useState<unknown>(null)
+
+  useEffect(() => {
+    void stores.settings.getState().load()
+  }, [stores])
+
+  const save = async (patch: Partial<Settings>) => {
+    setSaveError(null)
+    const checked = SettingsPatch.safeParse(patch)
+    if (!checked.success) throw new Error(checked.error.issues[0]?.message ?? 'not a valid value')
+    try {
+      await stores.settings.getState().save(checked.data)
+    } catch (e) {
+      setSaveError(e)
+      throw e
+    }
+  }
+
+  if (loadError) return <section className="screen"><ProblemLine error={loadError} onRetry={() => void stores.settings.getState().load()} /></section>
+  if (!value) return <section className="screen"><p className="muted">Loading settings…</p></section>
+
+  return (
+    <section className="screen" aria-labelledby="settings-title">
+      <div className="screen-head">
+        <h1 id="settings-title">Settings</h1>
+      </div>
+      {saveError ? <ProblemLine error={saveError} /> : null}
+      <div className="settings">
+        <fieldset>
+          <legend>When the laptop sleeps</legend>
+          {(
+            [
+              ['all', 'Pause every running session', 'Nothing runs (or costs) while the lid is closed.'],
+              ['marked', 'Pause only sessions marked auto-pause', 'The others keep running on their servers.'],
+              ['nothing', 'Do nothing', 'Sessions keep running through sleep.'],
+            ] as const
+          ).map(([v, title, sub]) => (
+            <label key={v} className="choice">
+              <input type="radio" name="onSleep" checked={value.onSleep === v} onChange={() => void save({ onSleep: v }).catch(() => undefined)} />
+              <span>
+                {title}
+                <small>{sub}</small>
+              </span>
+            </label>
+          ))}
+          <label className="choice">
+            <input type="checkbox" checked={value.resumeOnWake} onChange={(e) => void save({ resumeOnWake: e.target.checked }).catch(() => undefined)} />
+            <span>
+              Resume them on wake
+              <small>Sessions you paused yourself stay paused.</small>
+            </span>
+          </label>
+          <NumberSetting label="Idle minutes before a session pauses itself" hint="No typing, no ssh traffic, no command running through Berth; 0 turns it off." value={value.idleAfterSeconds} scale={60} min={0} max={7 * 24 * 60} onSave={(v) => save({ idleAfterSeconds: v })} />
+        </fieldset>
+        <fieldset>
+          <legend>Addresses</legend>
+          <NumberSetting label="ssh gateway port" hint="ssh -p PORT route@127.0.0.1 reaches a session; the next free port is used if it is taken." value={value.gatewayPort} min={1} max={65535} onSave={(v) => save({ gatewayPort: v })} />
+          <NumberSetting label="Preview port" hint="http://ROUTE-PORT.localhost:PORT/ shows a web server running inside a session." value={value.previewPort} min={1} max={65535} onSave={(v) => save({ previewPort: v })} />
+          <label className="choice">
+            <input type="checkbox" checked={value.allowAgentForwarding} onChange={(e) => void save({ allowAgentForwarding: e.target.checked }).catch(() => undefined)} />
+            <span>
+              Allow ssh agent forwarding into sessions
+              <small>Off by default: code in a session could use your keys while you are connected.</small>
+            </span>
+          </label>
+          <label className="choice">
+            <input type="checkbox" checked={value.resumeUserPausedOnConnect} onChange={(e) => void save({ resumeUserPausedOnConnect: e.target.checked }).catch(() => undefined)} />
+            <span>
+              An ssh connection resumes a session I paused myself
+              <small>Off: it answers that the session is paused.</small>
+            </span>
+          </label>
+        </fieldset>
+        <fieldset>
+          <legend>Snapshots</legend>
+          <NumberSetting label="Seal a running session's disk every (minutes)" hint="A server that dies loses at most this much work; 0 turns sealing off." value={value.sealMinutes} min={0} max={24 * 60} onSave={(v) => save({ sealMinutes: v })} />
+          <NumberSetting label="Automatic checkpoints kept per session" hint="Never one that a fork, a named snapshot or a rewind depends on." value={value.keepAutomatic} min={1} max={1000} onSave={(v) => save({ keepAutomatic: v })} />
+          <NumberSetting label="List paused sessions for clean-up after (days)" hint="Listed, never deleted silently." value={value.staleAfterDays} min={1} max={3650} onSave={(v) => save({ staleAfterDays: v })} />
+        </fieldset>
+        <fieldset>
+          <legend>Rates</legend>
+          <p className="muted" style={{ margin: 0 }}>
+            What an hour of a running session costs on each server; paused sessions cost nothing.
+          </p>
+          <table className="list" aria-label="rates">
+            <tbody>
+              {servers.map((s) => (
+                <tr key={s.name}>
+                  <td>{s.name}</td>
+                  <td>{money(s.ratePerHour)} / hour</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </fieldset>
+      </div>
+    </section>
+  )
+}

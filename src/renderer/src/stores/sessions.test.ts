@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { FakeClient, flush, session } from '../test/fake-client'
+import { createSessionsStore, matches, visibleSessions, DEFAULT_FILTER } from './sessions'
+
+describe('the sessions store', () => {
+  it('loads the list and keeps it live from session.changed', async () => {
+    const a = session({ name: 'alpha' })
+    const b = session({ name: 'beta', state: 'paused', mode: 'memory', durable: true })
+    const client = new FakeClient().handle('session.list', () => [a, b])
+    const store = createSessionsStore(client)
+    await store.getState().load()
+    expect(Object.keys(store.getState().byId)).toEqual([a.id, b.id])
+    client.emit('session.changed', { ...a, state: 'pausing' })
+    expect(store.getState().byId[a.id]!.state).toBe('pausing')
+    const c = session({ name: 'gamma' })
+    client.emit('session.changed', c)
+    expect(store.getState().byId[c.id]).toEqual(c)
+  })
+
+  it('keeps the latest progress of long work and drops it when the work ends', () => {
+    const a = session({ state: 'moving' })
+    const client = new FakeClient()
+    const store = createSessionsStore(client)
+    client.emit('session.changed', a)
+    const p = { op: 'o', sessionId: a.id, server: 'office', stage: 'layers', bytes: 50, total: 100, rate: 10, done: false, message: 'moving to office' }
+    client.emit('progress', p)
+    expect(store.getState().progress[a.id]).toEqual(p)
+    client.emit('progress', { ...p, sessionId: null })
+    expect(store.getState().progress[a.id]).toEqual(p)
+    client.emit('session.changed', { ...a, state: 'paused' })
+    expect(store.getState().progress[a.id]).toBeUndefined()
+    client.emit('progress', p)
+    client.emit('progress', { ...p, done: true })
+    expect(store.getState().progress[a.id]).toBeUndefined()
+  })
+
+  it('filters by state, server and text, newest first', () => {
+    const running = session({ name: 'web', server: 'office' })
+    const paused = session({ name: 'api', state: 'paused' })
+    const finished = session({ name: 'old', state: 'finished' })
+    const byId = Object.fromEntries([running, paused, finished].map((s) => [s.id, s]))
+    expect(visibleSessions(byId, DEFAULT_FILTER).map((s) => s.name)).toEqual(['web', 'api'])
+    expect(visibleSessions(byId, { ...DEFAULT_FILTER, state: 'all' }).map((s) => s.name)).toEqual(['web', 'api', 'old'])
+    expect(visibleSessions(byId, { ...DEFAULT_FILTER, state: 'paused' }).map((s) => s.name)).toEqual(['api'])
+    expect(visibleSessions(byId, { ...DEFAULT_FILTER, server: 'office' }).map((s) => s.name)).toEqual(['web'])
+    expect(matches(running, { ...DEFAULT_FILTER, text: 'WE' })).toBe(true)
+    expect(matches(running, { ...DEFAULT_FILTER, text: running.route })).toBe(true)
+    expect(matches(running, { ...DEFAULT_FILTER, text: 'nothing' })).toBe(false)
+  })
+
+  it('reloads after the link to the core comes back, and reports a failed load', async () => {
+    let n = 0
+    const client = new FakeClient().handle('session.list', () => {
+      n++
+      return []
+    })
+    const store = createSessionsStore(client)
+    await store.getState().load()
+    client.reconnect()
+    await flush()
+    expect(n).toBe(2)
+    client.fail('session.list', 'internal', 'the database is locked')
+    await store.getState().load()
+    expect(store.getState().loadError).toMatchObject({ code: 'internal' })
+  })
+})

@@ -1,0 +1,177 @@
+// Terminal tabs per session. The TerminalSession objects (xterm instances) live here, outside
+// React, so leaving a session's view keeps its terminals and their output; closing a tab ends
+// only the stream, never the view's shell.
+import { createStore, type StoreApi } from 'zustand/vanilla'
+import type { SessionState } from '../../../shared/models'
+import type { Client } from '../api/client'
+import { describeError, type Problem } from '../api/errors'
+import { StreamRouter } from '../terminal/stream-router'
+import { TerminalSession, terminalTheme, type TerminalSnapshot } from '../terminal/terminal-session'
+import type { SessionsStore } from './sessions'
+
+export interface Tab {
+  key: string
+  snapshot: TerminalSnapshot
+}
+
+export interface TerminalsState {
+  tabs: Record<string, Tab[]>
+  active: Record<string, string | undefined>
+  /** views running in the container with no tab here (closed tabs, ssh users' tmux sessions) */
+  detached: Record<string, string[]>
+  problem: Record<string, Problem | null>
+  ensure(sessionId: string): Promise<void>
+  newTab(sessionId: string, view?: string, history?: boolean): string
+  closeTab(sessionId: string, key: string): void
+  endView(sessionId: string, key: string): Promise<void>
+  setActive(sessionId: string, key: string): void
+  refreshDetached(sessionId: string): Promise<void>
+}
+
+export interface TerminalsRuntime {
+  store: StoreApi<TerminalsState>
+  session(key: string): TerminalSession | undefined
+}
+
+const darkQuery = () => (typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined)
+
+export function createTerminalsStore(client: Client, sessions: SessionsStore): TerminalsRuntime {
+  const router = new StreamRouter(client)
+  const live = new Map<string, TerminalSession>()
+  const ensuring = new Map<string, Promise<void>>()
+  let counter = 0
+
+  const clipboard = {
+    read: () => client.app.readClipboard?.() ?? navigator.clipboard.readText(),
+    write: (text: string) => client.app.writeClipboard?.(text) ?? navigator.clipboard.writeText(text),
+  }
+
+  const store = createStore<TerminalsState>()((set, get) => {
+    const setSnapshot = (sessionId: string, key: string, snapshot: TerminalSnapshot) => {
+      const tabs = get().tabs[sessionId] ?? []
+      if (!tabs.some((t) => t.key === key)) return
+      set({ tabs: { ...get().tabs, [sessionId]: tabs.map((t) => (t.key === key ? { key, snapshot } : t)) } })
+    }
+
+    const make = (sessionId: string, view: string | undefined): { key: string; t: TerminalSession } => {
+      const key = `${sessionId}/${++counter}`
+      const t = new TerminalSession(
+        {
+          client,
+          router,
+          sessionId,
+          sessionState: () => sessions.getState().byId[sessionId]?.state,
+          theme: () => terminalTheme(!!darkQuery()?.matches),
+          clipboard,
+          onChange: (snap) => setSnapshot(sessionId, key, snap),
+        },
+        view,
+      )
+      live.set(key, t)
+      set({
+        tabs: { ...get().tabs, [sessionId]: [...(get().tabs[sessionId] ?? []), { key, snapshot: t.state }] },
+        active: { ...get().active, [sessionId]: key },
+      })
+      return { key, t }
+    }
+
+    return {
+      tabs: {},
+      active: {},
+      detached: {},
+      problem: {},
+      ensure(sessionId) {
+        if ((get().tabs[sessionId] ?? []).length > 0) return Promise.resolve()
+        const running = ensuring.get(sessionId)
+        if (running) return running
+        const p = (async () => {
+          try {
+            const views = await client.call('view.list', { id: sessionId })
+            if ((get().tabs[sessionId] ?? []).length > 0) return
+            if (views.length === 0) get().newTab(sessionId, 'main', false)
+            // reopen every view the session has: each comes back with its earlier output
+            else for (const v of views) get().newTab(sessionId, v.name, true)
+            set({ problem: { ...get().problem, [sessionId]: null }, detached: { ...get().detached, [sessionId]: [] } })
+          } catch (e) {
+            set({ problem: { ...get().problem, [sessionId]: describeError(e) } })
+          } finally {
+            ensuring.delete(sessionId)
+          }
+        })()
+        ensuring.set(sessionId, p)
+        return p
+      },
+      newTab(sessionId, view, history = true) {
+        const { key, t } = make(sessionId, view)
+        void t.attach(history && view !== undefined)
+        return key
+      },
+      closeTab(sessionId, key) {
+        const t = live.get(key)
+        live.delete(key)
+        const view = t?.state.view
+        t?.close()
+        const tabs = (get().tabs[sessionId] ?? []).filter((x) => x.key !== key)
+        const active = get().active[sessionId] === key ? tabs[tabs.length - 1]?.key : get().active[sessionId]
+        const detached = get().detached[sessionId] ?? []
+        set({
+          tabs: { ...get().tabs, [sessionId]: tabs },
+          active: { ...get().active, [sessionId]: active },
+          detached: { ...get().detached, [sessionId]: view && t?.state.persistent && !detached.includes(view) ? [...detached, view] : detached },
+        })
+      },
+      async endView(sessionId, key) {
+        const t = live.get(key)
+        const view = t?.state.view
+        get().closeTab(sessionId, key)
+        if (view) await client.call('view.close', { id: sessionId, view })
+        set({ detached: { ...get().detached, [sessionId]: (get().detached[sessionId] ?? []).filter((v) => v !== view) } })
+      },
+      setActive(sessionId, key) {
+        set({ active: { ...get().active, [sessionId]: key } })
+      },
+      async refreshDetached(sessionId) {
+        try {
+          const views = await client.call('view.list', { id: sessionId })
+          const shown = new Set((get().tabs[sessionId] ?? []).map((t) => t.snapshot.view))
+          set({ detached: { ...get().detached, [sessionId]: views.map((v) => v.name).filter((n) => !shown.has(n)) } })
+        } catch {
+          // not running: nothing to list
+        }
+      },
+    }
+  })
+
+  // the session's state drives reattachment; a finished session's terminals go away
+  let lastStates: Record<string, SessionState> = {}
+  sessions.subscribe((s) => {
+    const tabs = store.getState().tabs
+    const states: Record<string, SessionState> = {}
+    for (const sessionId of Object.keys(tabs)) {
+      const state = s.byId[sessionId]?.state
+      if (!state) continue
+      states[sessionId] = state
+      if (lastStates[sessionId] === state) continue
+      for (const tab of tabs[sessionId] ?? []) {
+        const t = live.get(tab.key)
+        if (!t) continue
+        if (state === 'finished') store.getState().closeTab(sessionId, tab.key)
+        else t.sessionChanged(state)
+      }
+    }
+    lastStates = states
+  })
+  client.onReconnect(() => {
+    for (const t of live.values()) t.reconnected()
+  })
+  darkQuery()?.addEventListener('change', (e) => {
+    for (const t of live.values()) t.setTheme(terminalTheme(e.matches))
+  })
+
+  if (typeof window !== 'undefined') {
+    ;(window as unknown as { berthDebug?: unknown }).berthDebug = {
+      terminals: () => [...live].map(([key, t]) => ({ key, ...t.state, problem: t.state.problem?.message ?? null, text: t.text() })),
+    }
+  }
+  return { store, session: (key: string) => live.get(key) } satisfies TerminalsRuntime
+}

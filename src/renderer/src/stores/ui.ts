@@ -1,0 +1,91 @@
+// What the screen shows around the data: the route, notices, the open dialog, confirmations.
+import { createStore } from 'zustand/vanilla'
+import { describeError, type Problem } from '../api/errors'
+import { parseRoute, routeHash, type Route } from '../lib/router'
+
+export interface Notice {
+  id: number
+  kind: 'error' | 'info'
+  message: string
+  action?: Problem['action']
+  retry?: () => void
+}
+
+export interface ConfirmRequest {
+  title: string
+  body: string
+  confirmLabel: string
+  danger?: boolean
+  /** the user must type this to confirm (a session's name before losing unsaved work) */
+  typeToConfirm?: string
+}
+
+export type Dialog = 'new-session' | 'add-server' | 'shortcuts' | null
+
+export interface UiState {
+  route: Route
+  notices: Notice[]
+  confirm: (ConfirmRequest & { resolve(ok: boolean): void }) | null
+  dialog: Dialog
+  /** the link to the core (false while a browser tab reconnects) */
+  connected: boolean
+  navigate(r: Route): void
+  syncFromLocation(): void
+  info(message: string): void
+  fail(e: unknown, retry?: () => void): void
+  dismiss(id: number): void
+  ask(req: ConfirmRequest): Promise<boolean>
+  answer(ok: boolean): void
+  openDialog(d: Dialog): void
+}
+
+export function createUiStore(win: Pick<Window, 'location' | 'addEventListener'> | undefined = typeof window === 'undefined' ? undefined : window) {
+  let nextId = 1
+  const store = createStore<UiState>()((set, get) => ({
+    route: win ? parseRoute(win.location.hash) : { screen: 'sessions' },
+    notices: [],
+    confirm: null,
+    dialog: null,
+    connected: true,
+    navigate(r) {
+      const hash = routeHash(r)
+      if (win && win.location.hash !== hash) win.location.hash = hash
+      set({ route: r })
+    },
+    syncFromLocation() {
+      if (win) set({ route: parseRoute(win.location.hash) })
+    },
+    info(message) {
+      const id = nextId++
+      set({ notices: [...get().notices, { id, kind: 'info', message }] })
+      setTimeout(() => get().dismiss(id), 5000)
+    },
+    fail(e, retry) {
+      const p = describeError(e)
+      const id = nextId++
+      const notice: Notice = { id, kind: 'error', message: p.message }
+      if (p.action) notice.action = p.action
+      if (retry) notice.retry = retry
+      // the same sentence twice in a row is one notice
+      set({ notices: [...get().notices.filter((n) => n.message !== p.message), notice].slice(-4) })
+    },
+    dismiss(id) {
+      set({ notices: get().notices.filter((n) => n.id !== id) })
+    },
+    ask(req) {
+      get().confirm?.resolve(false)
+      return new Promise<boolean>((resolve) => set({ confirm: { ...req, resolve } }))
+    },
+    answer(ok) {
+      const c = get().confirm
+      set({ confirm: null })
+      c?.resolve(ok)
+    },
+    openDialog(d) {
+      set({ dialog: d })
+    },
+  }))
+  win?.addEventListener('hashchange', () => store.getState().syncFromLocation())
+  return store
+}
+export type UiStore = ReturnType<typeof createUiStore>

@@ -1,0 +1,108 @@
+// A stand-in for the core in renderer tests: calls answer from handlers the test sets, events
+// are emitted by the test. Nothing here touches a real door.
+import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../../shared/contract'
+import type { Session } from '../../../shared/models'
+import { CallError, type Client } from '../api/client'
+import { fromBase64, toBase64 } from '../terminal/codec'
+
+type Handler = (args: any) => unknown
+
+export class FakeClient implements Client {
+  readonly host = 'browser' as const
+  readonly calls: Array<{ name: string; args: any }> = []
+  private readonly handlers = new Map<string, Handler>()
+  private readonly listeners = new Map<string, Set<(p: unknown) => void>>()
+  private readonly reconnectListeners = new Set<() => void>()
+  private readonly connectionListeners = new Set<(up: boolean) => void>()
+  clipboard = ''
+  readonly app = {
+    openExternal: async () => true,
+    readClipboard: async () => this.clipboard,
+    writeClipboard: async (t: string) => {
+      this.clipboard = t
+    },
+  }
+
+  handle<N extends CallName>(name: N, fn: (args: CallArgs<N>) => CallResult<N> | Promise<CallResult<N>>): this {
+    this.handlers.set(name, fn as Handler)
+    return this
+  }
+
+  fail(name: CallName, code: CallError['code'], message: string): this {
+    this.handlers.set(name, () => {
+      throw new CallError(code, message)
+    })
+    return this
+  }
+
+  async call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> {
+    this.calls.push({ name, args })
+    const h = this.handlers.get(name)
+    if (!h) throw new CallError('usage', `unknown call: ${name}`)
+    return (await h(args)) as CallResult<N>
+  }
+
+  callsOf(name: CallName) {
+    return this.calls.filter((c) => c.name === name).map((c) => c.args)
+  }
+
+  on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void {
+    let set = this.listeners.get(name)
+    if (!set) this.listeners.set(name, (set = new Set()))
+    set.add(listener as (p: unknown) => void)
+    return () => set.delete(listener as (p: unknown) => void)
+  }
+
+  emit<E extends EventName>(name: E, payload: EventPayload<E>): void {
+    for (const l of [...(this.listeners.get(name) ?? [])]) l(payload)
+  }
+
+  onReconnect(listener: () => void) {
+    this.reconnectListeners.add(listener)
+    return () => this.reconnectListeners.delete(listener)
+  }
+
+  onConnection(listener: (up: boolean) => void) {
+    this.connectionListeners.add(listener)
+    return () => this.connectionListeners.delete(listener)
+  }
+
+  reconnect(): void {
+    for (const l of this.connectionListeners) l(false)
+    for (const l of this.connectionListeners) l(true)
+    for (const l of this.reconnectListeners) l()
+  }
+}
+
+let n = 0
+export function session(over: Partial<Session> = {}): Session {
+  n++
+  return {
+    id: `s${String(n).padStart(9, '0')}`,
+    name: `session-${n}`,
+    server: 'local',
+    state: 'running',
+    mode: null,
+    pausedBy: null,
+    durable: false,
+    image: 'berth-base:bookworm',
+    containerId: 'c',
+    route: `calm-otter-${n}`,
+    env: {},
+    secrets: [],
+    workspace: null,
+    createdAt: new Date(Date.now() - n * 60_000).toISOString(),
+    updatedAt: new Date().toISOString(),
+    finishedAt: null,
+    savedAt: null,
+    failure: null,
+    autoPause: true,
+    ...over,
+  }
+}
+
+export const flush = () => new Promise((r) => setTimeout(r, 0))
+
+/** Text to and from the base64 that stream data travels as. */
+export const b64 = (s: string) => toBase64(new TextEncoder().encode(s))
+export const unb64 = (s: string) => new TextDecoder().decode(fromBase64(s))
