@@ -12,7 +12,7 @@ import { testHost } from '../support/testhost'
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 
 /** A tiny HTTP server inside a session: perl with IO::Socket::INET (the base image has perl-base). */
-export const PERL_HTTP = `
+const PERL_HTTP = `
 use IO::Socket::INET; my ($addr, $port, $text) = @ARGV;
 my $s = IO::Socket::INET->new(LocalAddr => $addr, LocalPort => $port, Listen => 16, ReuseAddr => 1) or die "listen: $!";
 while (my $c = $s->accept) { my $req = ""; while (<$c>) { $req .= $_; last if /^\\r?\\n$/ }
