@@ -10,11 +10,14 @@ import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
 import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
+import { secretCalls } from './contract/secrets'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
+import { snapshotCalls } from './contract/snapshots'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
 import { viewCalls } from './contract/views'
 import { serveCalls } from './contract/serve'
+import { workspaceCalls } from './contract/workspace'
 
 export const calls = {
   ...daemonCalls,
@@ -28,6 +31,9 @@ export const calls = {
   ...routeCalls,
   ...viewCalls,
   ...serveCalls,
+  ...snapshotCalls,
+  ...workspaceCalls,
+  ...secretCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls

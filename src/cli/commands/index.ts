@@ -5,10 +5,14 @@ import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
 import { powerCommands } from './power'
 import { routeCommands } from './routes'
+import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
 import { serveCommand } from './serve'
+import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
+import { snapshotCommands } from './snapshot'
+import { workspaceCommands } from './workspace'
 
 export const commands: Command[] = [
   ...daemonCommands,
@@ -21,4 +25,8 @@ export const commands: Command[] = [
   ...meterCommands,
   ...routeCommands,
   serveCommand,
+  ...snapshotCommands,
+  ...sessionVerbCommands,
+  ...workspaceCommands,
+  ...secretCommands,
 ]

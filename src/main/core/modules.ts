@@ -5,6 +5,9 @@ import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
 import { installRoutes } from './routes/routes-module'
+import { installSecrets } from './secrets/secrets-module'
+import { installSnapshots } from './snapshots/snapshots-module'
+import { installWorkspace } from './workspace/workspace-module'
 
 export function installModules(core: Core): void {
   // pause/resume: its service is what other domains call in-process (the ssh gateway, move)
@@ -13,4 +16,7 @@ export function installModules(core: Core): void {
   installMeter(core)
   installRoutes(core, pause)
   installDesktop(core)
+  const secrets = installSecrets(core, core.options.secretStore)
+  installWorkspace(core)
+  installSnapshots(core, secrets)
 }

@@ -9,13 +9,14 @@ import type { EventsRepo } from '../store/events-repo'
 import type { SessionPatch, SessionRow, SessionsRepo } from '../store/sessions-repo'
 
 //    creating -> running <-> pausing -> paused -> resuming -> running
-//    paused -> moving -> paused | resuming            running -> restarting -> running
+//    paused -> moving -> paused | resuming            running|paused|failed -> restarting -> running
 //    running|paused|failed -> finishing -> finished   any transition can end in failed
+//    (restarting also carries a rewind: the container is made again from a snapshot)
 export const NEXT: Readonly<Record<SessionState, readonly SessionState[]>> = {
   creating: ['running', 'failed'],
   running: ['pausing', 'restarting', 'finishing', 'failed'],
   pausing: ['paused', 'running', 'failed'],
-  paused: ['resuming', 'moving', 'finishing', 'failed'],
+  paused: ['resuming', 'moving', 'restarting', 'finishing', 'failed'],
   resuming: ['running', 'paused', 'failed'],
   moving: ['paused', 'resuming', 'failed'],
   restarting: ['running', 'paused', 'failed'],

@@ -24,6 +24,8 @@ export interface CreateSessionInput {
   name?: string | undefined
   env?: Record<string, string> | undefined
   workspace?: string | undefined
+  /** names of stored secrets, installed as files under /run/berth/secrets/ on every start */
+  secrets?: string[] | undefined
   op?: string | undefined
 }
 
@@ -32,8 +34,13 @@ export type SessionDecorator = (row: SessionRow, model: Session) => Session
 
 export class SessionService {
   private readonly decorators: SessionDecorator[] = []
-  /** Called with a fresh container before it starts (secrets, for instance). */
+  /** Called with a fresh container before it starts. */
   readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
+  /**
+   * Called once a session's container runs (create, resume, restart, a move, a restore), before the
+   * session counts as running: secrets live on a tmpfs that every start leaves empty.
+   */
+  readonly afterStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
   /** Called before a command or terminal attaches to a session (an auto-paused one resumes here). */
   readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
   /** Called once a session finished and its container is gone (pause artefacts are removed here). */
@@ -112,7 +119,7 @@ export class SessionService {
       containerId: null,
       route,
       env: input.env ?? {},
-      secrets: [],
+      secrets: input.secrets ?? [],
       workspace,
       createdAt: at,
       updatedAt: at,
@@ -134,12 +141,13 @@ export class SessionService {
       progress.stage('create', `creating the container on ${serverName}`)
       await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
       const container = await engine.docker.createContainer(
-        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId }),
+        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId, secrets: row.secrets.length > 0 }),
       )
       containerId = container.id
       this.sessions.patch(id, { containerId }, nowIso())
       for (const hook of this.beforeStart) await hook({ ...row, containerId }, engine, containerId)
       await container.start()
+      await this.runAfterStart({ ...row, containerId }, engine, containerId)
       if (workspace) {
         progress.stage('workspace', `cloning ${workspace.dir} into /workspace`)
         await cloneIntoSession(engine.docker, containerId, workspace)
@@ -154,6 +162,11 @@ export class SessionService {
       if (e instanceof BerthError) throw e
       throw new BerthError('internal', `could not create the session: ${reason}`)
     }
+  }
+
+  /** Every verb that starts a session's container calls this before the session counts as running. */
+  async runAfterStart(row: SessionRow, engine: Engine, containerId: string): Promise<void> {
+    for (const hook of this.afterStart) await hook(row, engine, containerId)
   }
 
   async finish(ref: string): Promise<Session> {
