@@ -126,6 +126,20 @@ describe('ssh routes through the gateway', () => {
     expect(ls.stdout).toMatch(/10485760 .* ten\.bin/)
   })
 
+  it('serves git over ssh: clone from the session and push back', async () => {
+    const made = await user.ssh(port, a.route, 'git init -q -b main /workspace/repo && cd /workspace/repo && echo one > f && git add f && git -c user.name=t -c user.email=t@t commit -qm one && git config receive.denyCurrentBranch updateInstead && echo ok')
+    expect(made.stdout).toBe('ok\n')
+    const gitSsh = `ssh ${user.options().map((o) => (o.includes(' ') ? `'${o}'` : o)).join(' ')}`
+    const env = { ...process.env, ...user.env(), GIT_SSH_COMMAND: gitSsh }
+    const clone = join(user.home, 'clone')
+    execFileSync('git', ['clone', '-q', `ssh://${a.route}@127.0.0.1:${port}/workspace/repo`, clone], { env })
+    expect(readFileSync(join(clone, 'f'), 'utf8')).toBe('one\n')
+    writeFileSync(join(clone, 'f'), 'two\n')
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', 'two'], { cwd: clone, env })
+    execFileSync('git', ['push', '-q', 'origin', 'main'], { cwd: clone, env })
+    expect((await user.ssh(port, a.route, 'cat /workspace/repo/f')).stdout).toBe('two\n')
+  })
+
   it('forwards ssh -L to a server listening inside the session, and nowhere else', async () => {
     // one server on the session's loopback only (as most dev servers), one on all its addresses
     writeFileSync(join(user.home, 'srv.pl'), PERL_HTTP)
