@@ -162,6 +162,22 @@ describe('ssh routes through the gateway', () => {
       tunnel.kill()
     }
 
+    // editors' remote modes use dynamic forwarding (ssh -D, SOCKS) to the session's loopback
+    const socks = 20000 + Math.floor(Math.random() * 20000)
+    const dynamic = user.spawn('ssh', [...user.options(['-N', '-o', 'ExitOnForwardFailure=yes', '-D', `127.0.0.1:${socks}`]), '-p', String(port), `${a.route}@127.0.0.1`])
+    try {
+      const viaSocks = await until(() => {
+        try {
+          return execFileSync('curl', ['-s', '--max-time', '10', '--socks5-hostname', `127.0.0.1:${socks}`, 'http://localhost:3000/'], { encoding: 'utf8' })
+        } catch {
+          return undefined
+        }
+      }, 'the SOCKS forward to answer', 20_000)
+      expect(viaSocks).toBe('<h1>alpha here</h1>\n')
+    } finally {
+      dynamic.kill()
+    }
+
     const get = 'GET / HTTP/1.0\r\n\r\n'
     const viaW = await user.ssh(port, a.route, undefined, { extra: ['-W', 'localhost:3001'], input: get })
     expect(viaW.stdout).toContain('alpha everywhere')
