@@ -24,6 +24,8 @@ import { SshGateway, type GatewayLimits } from './ssh-gateway'
 const HOST = '127.0.0.1'
 export const HOST_KEY_ALIAS = 'berth-gateway'
 const PORTS_TIMEOUT_MS = 3000
+/** a show right after another (a UI refreshing) reuses the ports read this recently */
+const PORTS_FRESH_MS = 2000
 /** states in which a session's processes stop: connected clients are told why their connection ends */
 const LEAVING: Partial<Record<string, string>> = { pausing: 'pausing', restarting: 'restarting', moving: 'moving', finishing: 'finishing' }
 
@@ -42,7 +44,7 @@ export class RoutesModule implements CoreModule {
   private readonly configPath: string
   private readonly knownHostsPath: string
   /** listening ports per session, as last read from its container */
-  private readonly previews = new Map<string, { containerId: string; ports: number[] }>()
+  private readonly previews = new Map<string, { containerId: string; ports: number[]; at: number }>()
   private readonly containers = new Map<string, string | null>()
   private readonly states = new Map<string, string>()
   private unsubscribe: (() => void) | undefined
@@ -193,6 +195,8 @@ export class RoutesModule implements CoreModule {
   private async refreshPreviews(row: SessionRow): Promise<void> {
     if (row.state !== 'running' || !row.containerId) return
     const containerId = row.containerId
+    const known = this.previews.get(row.id)
+    if (known && known.containerId === containerId && Date.now() - known.at < PORTS_FRESH_MS) return
     const engine = this.core.engines.get(row.server)
     let timer: NodeJS.Timeout | undefined
     const ports = await Promise.race([
@@ -200,7 +204,7 @@ export class RoutesModule implements CoreModule {
       new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), PORTS_TIMEOUT_MS))),
     ])
     clearTimeout(timer)
-    if (ports) this.previews.set(row.id, { containerId, ports })
+    if (ports) this.previews.set(row.id, { containerId, ports, at: Date.now() })
   }
 
   private renderConfig(): { text: string; hosts: string[] } {
