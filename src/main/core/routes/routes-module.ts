@@ -51,6 +51,8 @@ export class RoutesModule implements CoreModule {
   private rewriteTimer: NodeJS.Timeout | undefined
   private requested = { gateway: 0, preview: 0 }
   private rebinding: Promise<void> = Promise.resolve()
+  private bound: () => void = () => undefined
+  private readonly firstBind = new Promise<void>((r) => (this.bound = r))
 
   constructor(
     private readonly core: Core,
@@ -82,19 +84,23 @@ export class RoutesModule implements CoreModule {
 
   handlers(): Partial<Handlers> {
     return {
-      'routes.info': () => ({
-        gateway: {
-          host: HOST,
-          port: this.gatewayPort(),
-          listening: this.gateway.listening,
-          hostKeyFingerprint: this.hostKey.fingerprint,
-          hostKeyAlias: HOST_KEY_ALIAS,
-          connections: this.gateway.connections,
-        },
-        preview: { host: HOST, port: this.previewPort(), listening: this.preview.listening },
-        sshConfig: { path: this.configPath, includeLine: includeLine(this.configPath) },
-      }),
-      'routes.sshConfig': (a) => {
+      'routes.info': async () => {
+        await this.whenBound()
+        return {
+          gateway: {
+            host: HOST,
+            port: this.gatewayPort(),
+            listening: this.gateway.listening,
+            hostKeyFingerprint: this.hostKey.fingerprint,
+            hostKeyAlias: HOST_KEY_ALIAS,
+            connections: this.gateway.connections,
+          },
+          preview: { host: HOST, port: this.previewPort(), listening: this.preview.listening },
+          sshConfig: { path: this.configPath, includeLine: includeLine(this.configPath) },
+        }
+      },
+      'routes.sshConfig': async (a) => {
+        await this.whenBound()
         const { text, hosts } = this.renderConfig()
         const written = a.write ? (writeAtomically(this.configPath, text), true) : false
         return { path: this.configPath, includeLine: includeLine(this.configPath), text, written, hosts }
@@ -102,10 +108,22 @@ export class RoutesModule implements CoreModule {
     }
   }
 
+  /**
+   * The ports are known once the first bind is done (the core starts modules after recovery, so a
+   * call can arrive first): wait for it a little, so `berth ssh-config` never prints a port the
+   * gateway did not get.
+   */
+  private async whenBound(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.firstBind, new Promise((r) => (timer = setTimeout(r, 10_000)))])
+    clearTimeout(timer)
+  }
+
   async start(): Promise<void> {
     const s = this.core.settings.get()
     writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`, 0o644)
     await this.bind(s)
+    this.bound()
     this.unsubscribe = this.core.bus.onContract((name, payload) => this.onEvent(name, payload))
     this.rewriteConfig()
   }
