@@ -19,6 +19,9 @@ describe('pause and resume on the local engine', () => {
     await startViews(berth, s.id, { counter: true })
     await typeInView(berth, s.id, 'BERTH_VAR=kept-$((6*7))')
     const before = await counterAtLeast(berth, s.id, 30)
+    // a file written a moment before the pause (the pause flushes the session's filesystems)
+    const written = await berth.run(['exec', s.id, '--', 'sh', '-c', 'head -c 1048576 /dev/urandom > /workspace/last.bin; md5sum < /workspace/last.bin'])
+    expect(written.code).toBe(0)
 
     const paused = await berth.json(['pause', s.id, '--wait'])
     expect(paused).toMatchObject({ paused: true, mode: 'memory', durable: true })
@@ -43,6 +46,8 @@ describe('pause and resume on the local engine', () => {
     expect(back).toMatchObject({ id: s.id, state: 'running', mode: null, route: s.route, containerId: shown.containerId })
     const file = await berth.run(['exec', s.id, '--', 'cat', '/workspace/notes.txt'])
     expect(file.stdout).toBe('draft\n')
+    const last = await berth.run(['exec', s.id, '--', 'sh', '-c', 'md5sum < /workspace/last.bin'])
+    expect(last.stdout).toBe(written.stdout)
     // the counter keeps counting after the resume
     await counterAtLeast(berth, s.id, after + 3)
 

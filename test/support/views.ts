@@ -31,10 +31,15 @@ export async function viewShows(berth: BerthHome, id: string, text: string, time
   )
 }
 
+/** The counter loop's value (read again if it caught the loop rewriting its file). */
 export async function counter(berth: BerthHome, id: string): Promise<number> {
-  const r = await berth.run(['exec', id, '--', 'cat', '/tmp/counter'])
-  expect(r.code).toBe(0)
-  return Number(r.stdout.trim())
+  const read = await until(async () => {
+    const r = await berth.run(['exec', id, '--', 'cat', '/tmp/counter'])
+    expect(r.code).toBe(0)
+    const v = r.stdout.trim()
+    return /^\d+$/.test(v) ? { value: Number(v) } : undefined
+  }, 'the counter to be readable')
+  return read.value
 }
 
 /** Waits until the counter loop has counted to at least `n`. */

@@ -24,7 +24,6 @@
 // then restore on the target.
 import { BerthError } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
-import type { ServersRepo } from '../store/servers-repo'
 import { ServerRunner, type JobOutcome } from './server-runner'
 
 export type CheckpointMethod = 'fast' | 'docker'
@@ -66,7 +65,6 @@ export class Checkpoints {
 
   constructor(
     private readonly engines: EngineRegistry,
-    private readonly servers: ServersRepo,
     private readonly homeId: string,
   ) {}
 

@@ -20,60 +20,89 @@ HOME_ID=\${BERTH_HOME_ID:-default}
 STATE=\${XDG_STATE_HOME:-$HOME/.local/state}/berth/$HOME_ID
 J=\${BERTH_JOB:-}
 
-now_ms() { t=$(date +%s%3N); case $t in *N) t=$(( $(date +%s) * 1000 ));; esac; echo "$t"; }
-T0=$(now_ms)
+# Milliseconds since boot from /proc/uptime (10 ms steps), read with builtins: on a small VM every
+# fork costs 20 ms or more, so the hot paths of this script avoid them.
+now_ms() {
+  read -r up _ < /proc/uptime
+  frac=\${up#*.}; frac=\${frac#0}
+  NOW=$(( \${up%.*} * 1000 + frac * 10 ))
+}
+now_ms; T0=$NOW
+UID_NOW=$(id -u)
 # Status lines: "stage NAME MS [ARG]", "note TEXT", "fallback WHY", "result JSON", "error TEXT". In a job they go to the
 # job's status file (the core follows it); otherwise to stdout.
-emit() { if [ -n "$J" ]; then printf '%s\n' "$*" >> "$J/status"; else printf '%s\n' "$*"; fi; }
-stage() { emit "stage $1 $(( $(now_ms) - T0 )) \${2:-}"; }
+emit() { if [ -n "$J" ]; then printf '%s\n' "$*" >> "$J.status"; else printf '%s\n' "$*"; fi; }
+stage() { now_ms; emit "stage $1 $(( NOW - T0 )) \${2:-}"; }
 fail() { emit "error $*"; exit 1; }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\n\t' '  ')"; }
 
 # ---------------------------------------------------------------------------------------- jobs --
-# detach JOB COMMAND ARGS...: runs COMMAND in its own session, immune to the connection's end.
+# A job's files: $STATE/jobs/JOB.status (its status lines, ending with "rc N"), .pid, .boot, .log.
+# detach JOB COMMAND ARGS...: runs COMMAND in its own session (setsid), stdio on files, so the end of
+# the connection that started it (or of the process that followed it) does not end it.
 cmd_detach() {
   job=$1; shift
-  d=$STATE/jobs/$job
-  mkdir -p "$d" || fail "cannot create the job folder $d"
-  : > "$d/status"; rm -f "$d/rc"
+  j=$STATE/jobs/$job
+  # (a concurrent forget may remove an empty jobs folder at any moment: make it again if so)
+  # (printf, not ":": a failed redirection of a special builtin ends a POSIX shell)
+  printf '' 2>/dev/null > "$j.status" || { mkdir -p "$STATE/jobs" && printf '' > "$j.status"; } || fail "cannot write $j.status"
   if command -v setsid >/dev/null 2>&1; then
-    BERTH_JOB=$d setsid nohup sh "$SELF" run-job "$@" </dev/null >"$d/log" 2>&1 &
+    BERTH_JOB=$j setsid sh "$SELF" run-job "$@" </dev/null >"$j.log" 2>&1 &
   else
-    BERTH_JOB=$d nohup sh "$SELF" run-job "$@" </dev/null >"$d/log" 2>&1 &
+    BERTH_JOB=$j nohup sh "$SELF" run-job "$@" </dev/null >"$j.log" 2>&1 &
   fi
-  echo $! > "$d/pid"
+  echo $! > "$j.pid"
+  read -r boot < /proc/sys/kernel/random/boot_id && echo "$boot" > "$j.boot"
 }
 cmd_run_job() {
-  ( "cmd_$(echo "$1" | tr - _)" "$@" ) 2>>"$J/log"
-  rc=$?
-  echo "$rc" > "$J/rc.tmp" && mv "$J/rc.tmp" "$J/rc"
+  trap '' HUP
+  ( dispatch "$@" )
+  # the last status line, appended in one write: followers never see a half-written exit code
+  echo "rc $?" >> "$J.status"
 }
-# follow JOB [FROM]: prints the job's status lines from line FROM on, as they come, then "rc N"
-# ("rc lost" if the job died without finishing: a reboot, a kill).
+# follow JOB [FROM]: prints the job's status lines from line FROM on, as they come, ending with
+# "rc N" ("rc lost" if the job died without finishing: a reboot, a kill; "rc missing": no such job).
 cmd_follow() {
-  d=$STATE/jobs/$1; n=\${2:-0}
-  [ -d "$d" ] || { echo "rc missing"; return 0; }
+  j=$STATE/jobs/$1; n=\${2:-0}
+  [ -f "$j.status" ] || { echo "rc missing"; return 0; }
+  read -r pid < "$j.pid" 2>/dev/null
+  read -r boot < "$j.boot" 2>/dev/null
+  polls=0
   while :; do
-    fin=; [ -f "$d/rc" ] && fin=1
-    if [ -f "$d/status" ]; then
-      total=$(wc -l < "$d/status")
-      if [ "$total" -gt "$n" ]; then sed -n "$((n + 1)),\${total}p" "$d/status"; n=$total; fi
-    fi
-    if [ -n "$fin" ]; then echo "rc $(cat "$d/rc")"; return 0; fi
-    pid=$(cat "$d/pid" 2>/dev/null)
-    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || ! grep -q run-job "/proc/$pid/cmdline" 2>/dev/null; then
-      # the job may have finished between the two checks
-      [ -f "$d/rc" ] && continue
-      echo "rc lost"; return 0
+    i=0
+    while IFS= read -r line; do
+      i=$((i + 1))
+      [ $i -gt "$n" ] || continue
+      printf '%s\n' "$line"; n=$i
+      case $line in "rc "*) return 0 ;; esac
+    done < "$j.status"
+    polls=$((polls + 1))
+    # every second or so: is the job still alive? (a reboot or a kill leaves no "rc" line; after a
+    # reboot its pid may belong to another process, so the boot id is compared too)
+    if [ $((polls % 30)) = 0 ]; then
+      read -r now_boot < /proc/sys/kernel/random/boot_id 2>/dev/null
+      if [ "\${boot:-}" != "\${now_boot:-}" ] || ! kill -0 "\${pid:-0}" 2>/dev/null; then
+        # it may have finished between the two reads
+        while IFS= read -r line; do case $line in "rc "*) echo "$line"; return 0 ;; esac; done < "$j.status"
+        echo "rc lost"; return 0
+      fi
     fi
     sleep 0.03
   done
 }
 # start JOB COMMAND ARGS...: detach, then follow (one round trip for the core).
 cmd_start() { job=$1; shift; cmd_detach "$job" "$@" && cmd_follow "$job" 0; }
-# forget JOB...: removes finished jobs' folders once the core has recorded their outcome.
-cmd_forget() { for job in "$@"; do [ -f "$STATE/jobs/$job/rc" ] && rm -rf "$STATE/jobs/$job"; done; return 0; }
+# forget JOB...: removes finished jobs' files once the core has recorded their outcome.
+cmd_forget() {
+  for job in "$@"; do
+    case $job in */*|"") continue ;; esac
+    grep -q '^rc ' "$STATE/jobs/$job.status" 2>/dev/null && rm -f "$STATE/jobs/$job".*
+  done
+  # nothing left under way: leave no trace on the server
+  rmdir "$STATE/jobs" "$STATE" 2>/dev/null
+  return 0
+}
 
 # ---------------------------------------------------------------------------------- root steps --
 CHROOT=
@@ -96,14 +125,20 @@ ensure_helper() {
   docker run -d --name "$h" --label berth.home="$HOME_ID" --label berth.role=helper --net=none --pid=host \
     --restart=no -v /:/host $binds berth-helper:1 "$sleeper" infinity >/dev/null || return 1
 }
-# as_root COMMAND ARGS...: runs one of this script's root-* commands as root on the host.
+# as_root COMMAND ARGS...: runs one of this script's root-* commands as root on the host. The helper
+# is started only when an exec into it fails (checking first would cost a docker CLI call each time).
 as_root() {
-  if [ "$(id -u)" = 0 ]; then ( "cmd_$(echo "$1" | tr - _)" "$@" ); return $?; fi
+  if [ "$UID_NOW" = 0 ]; then ( dispatch "$@" ); return $?; fi
+  find_chroot || { log "no chroot binary on this server"; return 90; }
+  docker exec -i -e BERTH_HOME_ID="$HOME_ID" "$(helper_name)" "$CHROOT" /host /bin/sh -s "$@" < "$SELF"
+  rc=$?
+  # 1 is what docker answers for a missing or stopped container (root-* commands use other codes)
+  [ $rc = 1 ] || return $rc
+  [ "$(docker inspect -f '{{.State.Running}}' "$(helper_name)" 2>/dev/null)" = true ] && return 1
   ensure_helper || { log "cannot start the helper container"; return 90; }
-  find_chroot
   docker exec -i -e BERTH_HOME_ID="$HOME_ID" "$(helper_name)" "$CHROOT" /host /bin/sh -s "$@" < "$SELF"
 }
-can_root() { [ "$(id -u)" = 0 ] || ensure_helper; }
+can_root() { [ "$UID_NOW" = 0 ] || ensure_helper; }
 
 # ----------------------------------------------------------------------------------- engine info --
 # Fields of a container, one per variable: CID STATUS PID STARTED UPPER ROOT MOUNTS(one per line)
@@ -190,7 +225,7 @@ cmd_root_checkpoint() {
   command -v ctr >/dev/null 2>&1 || { log "ctr (containerd's client) is not installed"; return 4; }
   shim='' sock='' ns=''
   while read -r k v; do [ "$k" = PPid: ] && { shim=$v; break; }; done < "/proc/$pid/status"
-  prev=
+  prev=''
   for a in $(tr '\0' ' ' < "/proc/$shim/cmdline" 2>/dev/null); do
     case $prev in -address) sock=$a ;; -namespace) ns=$a ;; esac
     prev=$a
@@ -213,13 +248,13 @@ cmd_root_checkpoint() {
     b=\${f##*/}; mv "$f" "$pages/$b" && ln -s "$UP$pages/$b" "$stage/$b" || return 6
   done
   bytes=$(du -sb "$stage" "$pages" | awk '{s += $1} END {print s}')
-  printf '{"berth":1,"name":"%s","container":"%s","bytes":%s,"created":"%s"}\n' "$name" "$id" "$bytes" "$(date -u +%FT%TZ)" > "$stage/berth.json"
+  printf '{"berth":1,"name":"%s","container":"%s","bytes":%s}\n' "$name" "$id" "$bytes" > "$stage/berth.json"
   # durable before published: every image fsync'd, then the folders, then the rename
   sync "$pages"/* "$stage"/* "$pages" "$stage" || return 8
   mv "$stage" "$cpd" || return 7
   sync "$c/checkpoints" "$cpd" "$c/berth"
   # the writable layer and the volumes (syncfs of each filesystem)
-  for p in "$@"; do sync -f "$p" 2>/dev/null; done
+  [ $# -gt 0 ] && sync -f "$@" 2>/dev/null
   echo "bytes $bytes"
 }
 # root-checkpoint-info CID ROOT NAME: "layout L", "bytes N", "path P"... of a complete checkpoint.
@@ -268,7 +303,7 @@ run_root_checkpoint() {
   out=$STATE/root-$name.$$
   { as_root root-checkpoint "$CID" "$ROOT" "$1" "$PID" $SYNC_PATHS; echo "rc $?"; } | while IFS= read -r line; do
     case $line in
-      "stage "*) stage "$(echo "$line" | cut -d' ' -f2)" memory ;;
+      "stage "*) set -- $line; stage "$2" memory ;;
       "note "*) emit "$line" ;;
       *) printf '%s\n' "$line" >> "$out" ;;
     esac
@@ -462,16 +497,38 @@ cmd_probe() {
   if can_root 2>/dev/null; then echo "root yes"; as_root root-probe; else echo "root no"; echo "uid $(id -u)"; fi
 }
 
-cmd=\${1:-}
-case $cmd in
+# dispatch COMMAND ARGS...: calls cmd_<command> with the command as $1 (without forking tr).
+dispatch() {
+  case $1 in
+    pause) cmd_pause "$@" ;;
+    resume) cmd_resume "$@" ;;
+    after-restore) cmd_after_restore "$@" ;;
+    checkpoint-create) cmd_checkpoint_create "$@" ;;
+    checkpoint-info) cmd_checkpoint_info "$@" ;;
+    checkpoint-remove) cmd_checkpoint_remove "$@" ;;
+    image-remove) cmd_image_remove "$@" ;;
+    sync) cmd_sync "$@" ;;
+    probe) cmd_probe "$@" ;;
+    root-checkpoint) cmd_root_checkpoint "$@" ;;
+    root-checkpoint-info) cmd_root_checkpoint_info "$@" ;;
+    root-fsync-checkpoint) cmd_root_fsync_checkpoint "$@" ;;
+    root-unfold) cmd_root_unfold "$@" ;;
+    root-after-restore) cmd_root_after_restore "$@" ;;
+    root-remove-checkpoint) cmd_root_remove_checkpoint "$@" ;;
+    root-end-execs) cmd_root_end_execs "$@" ;;
+    root-probe) cmd_root_probe "$@" ;;
+    *) echo "berth-server.sh: unknown command $1" >&2; return 2 ;;
+  esac
+}
+
+case \${1:-} in
   detach) shift; cmd_detach "$@" ;;
   start) shift; cmd_start "$@" ;;
   run-job) shift; cmd_run_job "$@" ;;
   follow) shift; cmd_follow "$@" ;;
   forget) shift; cmd_forget "$@" ;;
-  pause|resume|after-restore|checkpoint-create|checkpoint-info|checkpoint-remove|image-remove|sync|probe|root-*)
-    "cmd_$(echo "$cmd" | tr - _)" "$@" ;;
-  *) echo "usage: berth-server.sh detach|follow|forget|pause|resume|checkpoint-*|sync|probe ..." >&2; exit 2 ;;
+  "") echo "usage: berth-server.sh detach|start|follow|forget|pause|resume|checkpoint-*|sync|probe ..." >&2; exit 2 ;;
+  *) dispatch "$@" ;;
 esac
 `
 

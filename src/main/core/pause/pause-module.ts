@@ -9,7 +9,7 @@ import { PauseService } from './pause-service'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
-  const checkpoints = new Checkpoints(core.engines, core.servers, core.homeId)
+  const checkpoints = new Checkpoints(core.engines, core.homeId)
   const service = new PauseService({
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
@@ -34,9 +34,13 @@ export function installPause(core: Core): PauseService {
   })
 
   let unsubscribe: (() => void) | undefined
+  let timer: NodeJS.Timeout | undefined
   core.use(
     {
       start() {
+        // and, failing any contact, a try every minute while something is left mid-way
+        timer = setInterval(() => void service.reconcileAll().catch(() => undefined), 60_000)
+        timer.unref()
         // the next contact with a server reconciles what a dropped connection left mid-way
         unsubscribe = core.bus.onContract((name, payload) => {
           if (name !== 'server.changed') return
@@ -47,7 +51,9 @@ export function installPause(core: Core): PauseService {
         void service.reconcileAll().catch(() => undefined)
       },
       stop() {
+        if (timer) clearInterval(timer)
         unsubscribe?.()
+        service.close()
       },
     },
     {
@@ -61,6 +67,8 @@ export function installPause(core: Core): PauseService {
         if (a.idleAfterSeconds !== undefined) patch.idleAfterSeconds = a.idleAfterSeconds
         if (a.autoPause !== undefined) patch.autoPause = a.autoPause
         const next = core.lifecycle.amend(row.id, { in: [...LIVE, 'failed'], patch, kind: 'configured', detail: patch })
+        // a new idle time counts from now
+        if (a.idleAfterSeconds !== undefined) core.bus.signal('activity', { sessionId: row.id, signal: 'a new idle time' })
         return core.sessions.toModel(next ?? core.sessions.resolve(row.id))
       },
       'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),

@@ -19,6 +19,10 @@ import { nowIso } from '../store/database'
 import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
 import type { StreamHub } from '../streams/stream-hub'
+import { PauseArtefacts } from './artefacts'
+import { containerFacts, resumeDirect } from './direct-resume'
+import { followJob } from './job-follower'
+import { SessionWork, type Work } from './session-work'
 
 export interface PauseRequest {
   /** return once the pause is durable (fsync'd on the server, committed in the store) */
@@ -45,45 +49,6 @@ export interface PauseApi {
   settled(sessionId: string): Promise<void>
 }
 
-interface Deferred<T> {
-  promise: Promise<T>
-  resolve(v: T): void
-  reject(e: unknown): void
-  settled: boolean
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (v: T) => void
-  let reject!: (e: unknown) => void
-  const d: Deferred<T> = {
-    promise: new Promise<T>((res, rej) => {
-      resolve = res
-      reject = rej
-    }),
-    resolve: (v) => {
-      if (d.settled) return
-      d.settled = true
-      resolve(v)
-    },
-    reject: (e) => {
-      if (d.settled) return
-      d.settled = true
-      reject(e)
-    },
-    settled: false,
-  }
-  d.promise.catch(() => undefined)
-  return d
-}
-
-interface Work {
-  kind: 'pause' | 'resume' | 'reconcile'
-  /** a pause: the sandbox stopped (the answer without --wait) */
-  stopped: Deferred<PauseResult>
-  /** the whole work: durable (pause) or running (resume) */
-  done: Deferred<unknown>
-}
-
 export interface PauseServiceDeps {
   sessionsRepo: SessionsRepo
   sessions: SessionService
@@ -95,23 +60,53 @@ export interface PauseServiceDeps {
   checkpoints: Checkpoints
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const msSince = (t0: number) => Math.round(performance.now() - t0)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null)
 
 export class PauseService implements PauseApi {
-  private readonly work = new Map<string, Work>()
+  private readonly work = new SessionWork()
   /** How long a pause or resume keeps trying to reach its server again after the connection dropped. */
   reconnectMs = 90_000
-  /**
-   * Whether a pause's checkpoint and image are kept after the session resumed or finished. By default
-   * they are removed (they are only needed until the resume); snapshots (issue 4) keep the ones they use.
-   */
-  readonly retain: Array<(pause: PauseRow) => boolean> = []
   /** Called when a pause became durable (snapshots record it, for instance). */
   readonly onDurable: Array<(session: SessionRow, pause: PauseRow) => void> = []
+  /** Where pause artefacts go once nothing needs them; `artefacts.retain` keeps the ones snapshots use. */
+  readonly artefacts: PauseArtefacts
+  private closing = false
 
-  constructor(private readonly d: PauseServiceDeps) {}
+  constructor(private readonly d: PauseServiceDeps) {
+    this.artefacts = new PauseArtefacts({
+      engines: d.engines,
+      checkpoints: d.checkpoints,
+      pauses: d.pauses,
+      sessions: d.sessionsRepo,
+      lifecycle: d.lifecycle,
+      busy: (id) => this.work.has(id),
+    })
+  }
+
+  /** The checkpoint primitive (create, verify, locate, restore, remove), for move, fork and rewind. */
+  get checkpoints(): Checkpoints {
+    return this.d.checkpoints
+  }
+
+  /** The newest pause of a session: its mode, snapshot, checkpoint, image and server. */
+  latestPause(sessionId: string): PauseRow | undefined {
+    return this.d.pauses.latest(sessionId)
+  }
+
+  /**
+   * A paused session moved (issue 4): its latest pause's checkpoint now lives in `containerId` on
+   * `server`, under the same name, so resume and clean-up look there.
+   */
+  movedTo(sessionId: string, server: string, containerId: string): void {
+    const p = this.d.pauses.latest(sessionId)
+    if (p) this.d.pauses.relocate(sessionId, p.seq, server, containerId)
+  }
+
+  /** Berth is stopping: work in flight stops waiting for its servers (their jobs go on there). */
+  close(): void {
+    this.closing = true
+  }
 
   // --------------------------------------------------------------------------------------- pause --
 
@@ -138,7 +133,7 @@ export class PauseService implements PauseApi {
       return { paused: false }
     }
     if (row.state !== 'running') throw stateError(row, 'pause')
-    const w = this.begin(row.id, 'pause')
+    const w = this.work.begin(row.id, 'pause')
     void this.runPause(row, req, w, t0).then(
       (r) => w.done.resolve(r),
       (e) => {
@@ -146,7 +141,7 @@ export class PauseService implements PauseApi {
         w.done.reject(e)
       },
     )
-    void w.done.promise.catch(() => undefined).finally(() => this.end(row.id, w))
+    void w.done.promise.catch(() => undefined).finally(() => this.work.end(row.id, w))
     if (req.wait) return (await w.done.promise) as PauseResult
     return await w.stopped.promise
   }
@@ -212,9 +207,13 @@ export class PauseService implements PauseApi {
     // Terminals' exec sessions live outside the container's state: detach them (views stay in tmux).
     this.d.hub.closeSession(row.id, `session ${row.name} is pausing; reattach once it resumes`)
     const image = `berth/${row.id}:${pause.snapshot}`
-    const o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...(await this.containerFacts(row.server, containerId))], (l) =>
-      this.onPauseLine(row.id, pause, l, w, t0),
-    )
+    const facts = await containerFacts(this.d.engines, row.server, containerId)
+    // where the time goes before the server starts (the job's own stages are timed on the server)
+    pause.detail.core = { prepareMs: msSince(t0) }
+    const o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...facts], (l) => {
+      if (l.kind === 'stage' && l.stage === 'begin') (pause.detail.core as Record<string, number>).beginMs = msSince(t0)
+      this.onPauseLine(row.id, pause, l, w, t0)
+    })
     const result = await this.finishPause(row.id, pause, o, w, t0)
     progress.done('pause', result.paused ? `${row.name} is paused (${result.mode})` : `${row.name} was already paused`)
     return result
@@ -295,7 +294,7 @@ export class PauseService implements PauseApi {
         in: ['paused'],
         patch: { durable: true },
         kind: 'pause-durable',
-        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
+        detail: { snapshot: pause.snapshot, mode, bytes: pause.bytes, stages: o.stages, core: pause.detail.core, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
       })
       if (row) for (const f of this.onDurable) f(row, pause)
       void this.d.checkpoints.runner(pause.server).forget([pause.job])
@@ -369,7 +368,7 @@ export class PauseService implements PauseApi {
     }
     if (row.state === 'running') return { resumed: false }
     if (row.state !== 'paused') throw stateError(row, 'resume')
-    const w = this.begin(row.id, 'resume')
+    const w = this.work.begin(row.id, 'resume')
     try {
       const r = await this.runResume(row, opts, t0)
       w.done.resolve(r)
@@ -378,7 +377,7 @@ export class PauseService implements PauseApi {
       w.done.reject(e)
       throw e
     } finally {
-      this.end(row.id, w)
+      this.work.end(row.id, w)
     }
   }
 
@@ -410,74 +409,23 @@ export class PauseService implements PauseApi {
     const progress = this.progress(opts.op, row)
     progress.stage('resume', `resuming ${row.name} on ${row.server}`)
     let direct: ResumeResult | null = null
+    let interrupted = false
     try {
-      direct = await this.resumeDirect(row, pause, mode, containerId, checkpoint, t0)
+      const restored = await resumeDirect(this.d.engines, this.d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split')
+      if (restored) direct = await this.finishResume(row.id, pause, directOutcome(restored, msSince(t0)), t0)
     } catch {
-      direct = null // the server job below settles it (a dropped connection, an engine error)
+      // a dropped connection or an engine error: the server job below settles it; if it finds the
+      // container already running, that is this resume's own start
+      interrupted = true
     }
-    const r = direct ?? (await this.finishResume(row.id, pause, await this.followJob(row, job, ['resume', containerId, mode, checkpoint], () => undefined), t0))
+    const r =
+      direct ??
+      (await this.finishResume(row.id, pause, await this.followJob(row, job, ['resume', containerId, mode, checkpoint], () => undefined), t0, interrupted ? mode : undefined))
     progress.done('resume', `${row.name} is running (${r.resumed ? r.mode : 'already'})`)
     return r
   }
 
-  /**
-   * The common case through the Docker API (a millisecond a call, where the docker CLI costs 100-200):
-   * restore, thaw or start, then check the container really runs. Answers null when the case needs
-   * the server job (a restore that failed: it unfolds the pages and retries, or cold-boots).
-   */
-  private async resumeDirect(row: SessionRow, pause: PauseRow | undefined, mode: PauseMode, containerId: string, checkpoint: string, t0: number): Promise<ResumeResult | null> {
-    const c = this.d.engines.get(row.server).docker.getContainer(containerId)
-    let info = await c.inspect()
-    // a checkpoint's exit that Docker has not recorded yet
-    for (let i = 0; i < 150 && info.State.Running && !info.State.Paused && info.State.Status !== 'exited'; i++) {
-      if (mode !== 'memory') break
-      await sleep(20)
-      info = await c.inspect()
-    }
-    const before = info.State.StartedAt
-    const runs = async () => {
-      const now = await c.inspect()
-      return now.State.Running && !now.State.Paused && now.State.StartedAt !== before
-    }
-    if (mode === 'frozen') {
-      if (!info.State.Paused) return null
-      await c.unpause()
-      const now = await c.inspect()
-      if (!now.State.Running || now.State.Paused) return null
-    } else if (mode === 'memory') {
-      if (info.State.Running) return null
-      try {
-        await c.start({ _query: { checkpoint }, _body: {} } as object)
-      } catch (e) {
-        // Docker re-uploads a byte-identical tar that its GC has not removed yet: a second later it works
-        if (!/already exists/i.test((e as Error).message)) return null
-        await sleep(1000)
-        await c.start({ _query: { checkpoint }, _body: {} } as object).catch(() => undefined)
-      }
-      if (!(await runs())) return null
-      if (pause?.detail.layout === 'split') void this.afterRestore(row.server, containerId, checkpoint)
-    } else {
-      if (info.State.Running) return null
-      await c.start()
-      if (!(await runs())) return null
-    }
-    const restored: PauseMode = mode
-    return await this.finishResume(row.id, pause, { followed: true, rc: 0, result: { mode: restored }, error: undefined, notes: [], fallback: undefined, stages: {}, lines: 0 }, t0)
-  }
-
-  /** containerd 1.6 leaves its extraction folder behind on every restore: removed off the critical path. */
-  private async afterRestore(server: string, containerId: string, checkpoint: string): Promise<void> {
-    try {
-      const info = await this.d.engines.get(server).docker.getContainer(containerId).inspect()
-      const upper = (info.GraphDriver?.Data as Record<string, string> | undefined)?.UpperDir ?? ''
-      const root = upper.includes('/overlay2/') ? upper.slice(0, upper.indexOf('/overlay2/')) : ''
-      if (root) await this.d.checkpoints.runner(server).run(['after-restore', info.Id, root, checkpoint])
-    } catch {
-      // best effort: the folders are small with the split layout
-    }
-  }
-
-  private async finishResume(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number): Promise<ResumeResult> {
+  private async finishResume(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number, startedAs?: PauseMode): Promise<ResumeResult> {
     const row = this.d.sessionsRepo.get(id)!
     if (!o.followed) {
       throw new BerthError(
@@ -486,9 +434,16 @@ export class PauseService implements PauseApi {
       )
     }
     if (o.rc === 0 && o.result) {
-      const restored = str(o.result.mode)
+      const restored = str(o.result.mode) === 'none' && startedAs ? startedAs : str(o.result.mode)
       const mode: PauseMode = restored === 'memory' || restored === 'frozen' ? restored : 'disk'
       const fallback = str(o.result.fallback)
+      // what every start of the container needs before the session counts as running (secrets)
+      if (restored !== 'none') {
+        const cid = row.containerId ?? containerName(id)
+        await this.d.sessions.runAfterStart(row, this.d.engines.get(row.server), cid).catch((e: Error) =>
+          this.d.lifecycle.note(id, 'after-start-failed', { reason: oneSentence(e.message) }),
+        )
+      }
       this.d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',
@@ -499,8 +454,7 @@ export class PauseService implements PauseApi {
       if (pause) {
         this.d.pauses.update(id, pause.seq, { status: 'resumed', resumedAt: nowIso() })
         void this.d.checkpoints.runner(row.server).forget([str(pause.detail.resumeJob) ?? ''].filter(Boolean))
-        // kept a little longer: a sandbox that dies right after its restore can still be looked at
-        setTimeout(() => void this.removeAfterResume(pause), 2000).unref()
+        this.artefacts.removeSoon(pause)
       }
       if (restored === 'none') return { resumed: false }
       const r: ResumeResult = { resumed: true, mode, ms: msSince(t0) }
@@ -521,6 +475,7 @@ export class PauseService implements PauseApi {
       .inspect()
       .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
     if (info?.State.Running && !info.State.Paused) {
+      await this.d.sessions.runAfterStart(row, this.d.engines.get(row.server), info.Id).catch(() => undefined)
       this.d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',
@@ -544,7 +499,7 @@ export class PauseService implements PauseApi {
   async reconcile(row: SessionRow): Promise<void> {
     if (this.work.has(row.id)) return await this.settled(row.id)
     if (row.state !== 'pausing' && row.state !== 'resuming' && !(row.state === 'paused' && !row.durable)) return
-    const w = this.begin(row.id, 'reconcile')
+    const w = this.work.begin(row.id, 'reconcile')
     try {
       const pause = this.d.pauses.latest(row.id)
       const t0 = performance.now()
@@ -565,7 +520,7 @@ export class PauseService implements PauseApi {
       await this.finishPause(row.id, pause, o, undefined, t0).catch(() => undefined)
     } finally {
       w.done.resolve(undefined)
-      this.end(row.id, w)
+      this.work.end(row.id, w)
     }
   }
 
@@ -612,52 +567,13 @@ export class PauseService implements PauseApi {
 
   // ------------------------------------------------------------------------------------ plumbing --
 
-  /**
-   * What the pause job would otherwise ask the docker CLI (100-200 ms a call on a small server):
-   * the container's id, its init's pid, its writable layer and its volumes' paths.
-   */
-  private async containerFacts(server: string, containerId: string): Promise<string[]> {
-    try {
-      const info = await this.d.engines.get(server).docker.getContainer(containerId).inspect()
-      const upper = (info.GraphDriver?.Data as Record<string, string> | undefined)?.UpperDir
-      if (!info.State.Running || info.State.Paused || !info.State.Pid || !upper) return []
-      const sources = (info.Mounts ?? []).map((m) => m.Source).filter((p): p is string => !!p && !/\s/.test(p))
-      return [info.Id, String(info.State.Pid), upper, ...sources]
-    } catch {
-      return [] // the job inspects for itself
-    }
-  }
-
-  /** Follows a server job (starting it when `launch` is given), reconnecting while the deadline lasts. */
-  private async followJob(row: SessionRow, job: string, launch: string[] | null, onLine: (l: JobLine) => void, retry = true): Promise<JobOutcome> {
-    const runner = this.d.checkpoints.runner(row.server)
-    let o = launch ? await runner.start(job, launch, onLine) : await runner.follow(job, 0, onLine)
-    if (o.followed || !retry) return o
-    this.d.lifecycle.note(row.id, 'connection-lost', { server: row.server, job, reason: o.reason ?? null })
-    const deadline = Date.now() + this.reconnectMs
-    let delay = 200
-    while (!o.followed && Date.now() < deadline) {
-      await sleep(delay)
-      delay = Math.min(delay * 2, 3000)
-      const next = await this.d.checkpoints.runner(row.server).follow(job, o.lines, onLine)
-      o = mergeOutcomes(o, next)
-    }
-    if (o.followed) this.d.lifecycle.note(row.id, 'connection-restored', { server: row.server, job })
-    return o
-  }
-
-  private begin(id: string, kind: Work['kind']): Work {
-    const w: Work = { kind, stopped: deferred(), done: deferred() }
-    this.work.set(id, w)
-    return w
-  }
-
-  private end(id: string, w: Work): void {
-    if (this.work.get(id) === w) this.work.delete(id)
+  private followJob(row: SessionRow, job: string, launch: string[] | null, onLine: (l: JobLine) => void, retry = true): Promise<JobOutcome> {
+    const deps = { checkpoints: this.d.checkpoints, note: (kind: string, detail: Record<string, unknown>) => this.d.lifecycle.note(row.id, kind, detail), reconnectMs: this.reconnectMs, closing: () => this.closing }
+    return followJob(deps, row.server, job, launch, onLine, retry)
   }
 
   async settled(sessionId: string): Promise<void> {
-    for (let w = this.work.get(sessionId); w; w = this.work.get(sessionId)) await w.done.promise.catch(() => undefined)
+    await this.work.settled(sessionId)
   }
 
   /** True while a pause, resume or reconciliation of the session runs in this process. */
@@ -669,54 +585,15 @@ export class PauseService implements PauseApi {
     return new ProgressReporter((p) => this.d.bus.emit('progress', p), { op, sessionId: row.id, server: row.server })
   }
 
-  private async removeAfterResume(pause: PauseRow): Promise<void> {
-    const row = this.d.sessionsRepo.get(pause.sessionId)
-    if (row?.state !== 'running' || this.work.has(pause.sessionId)) return
-    const info = await this.d.engines
-      .get(pause.server)
-      .docker.getContainer(pause.containerId)
-      .inspect()
-      .catch(() => null)
-    if (!info?.State.Running) {
-      this.d.lifecycle.note(pause.sessionId, 'restore-check', { snapshot: pause.snapshot, outcome: 'the container stopped right after its resume; its checkpoint is kept' })
-      return
-    }
-    await this.removeArtefacts(pause)
-  }
-
-  /** Removes a pause's checkpoint and image from its server, unless something still needs them. */
+  /** Removes a pause's checkpoint and image (see PauseArtefacts). */
   async removeArtefacts(pause: PauseRow, containerGone = false): Promise<void> {
-    if (pause.removedAt || (!pause.checkpoint && !pause.image)) return
-    if (this.retain.some((keep) => keep(pause))) return
-    try {
-      if (pause.checkpoint && !containerGone) await this.d.checkpoints.remove(pause.server, pause.containerId, pause.checkpoint)
-      if (pause.image) {
-        await this.d.engines
-          .get(pause.server)
-          .docker.getImage(pause.image)
-          .remove()
-          .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? undefined : Promise.reject(e)))
-      }
-      this.d.pauses.update(pause.sessionId, pause.seq, { removedAt: nowIso() })
-    } catch (e) {
-      this.d.lifecycle.note(pause.sessionId, 'cleanup-failed', { snapshot: pause.snapshot, reason: oneSentence((e as Error).message) })
-    }
+    await this.artefacts.remove(pause, containerGone)
   }
 }
 
-function mergeOutcomes(a: JobOutcome, b: JobOutcome): JobOutcome {
-  return {
-    followed: b.followed,
-    rc: b.rc,
-    gone: b.gone,
-    result: b.result ?? a.result,
-    error: b.error ?? a.error,
-    notes: [...a.notes, ...b.notes],
-    fallback: b.fallback ?? a.fallback,
-    stages: { ...a.stages, ...b.stages },
-    lines: b.lines,
-    reason: b.reason,
-  }
+/** The outcome of a resume done through the API, in the shape a server job's would have. */
+function directOutcome(mode: PauseMode, runningMs: number): JobOutcome {
+  return { followed: true, rc: 0, result: { mode }, error: undefined, notes: [], fallback: undefined, stages: { running: runningMs }, lines: 0 }
 }
 
 function stateError(row: SessionRow, verb: string): BerthError {

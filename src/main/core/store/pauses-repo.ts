@@ -144,6 +144,11 @@ export class PausesRepo {
     return this.forSession(sessionId).filter((p) => !p.removedAt && (p.checkpoint || p.image))
   }
 
+  /** The pause's artefacts now live on another server, in another container (a move). */
+  relocate(sessionId: string, seq: number, server: string, containerId: string): void {
+    this.db.prepare('UPDATE pauses SET server = ?, container_id = ? WHERE session_id = ? AND seq = ?').run(server, containerId, sessionId, seq)
+  }
+
   update(sessionId: string, seq: number, patch: PausePatch): void {
     const sets: string[] = []
     const params: Record<string, unknown> = { sessionId, seq }
