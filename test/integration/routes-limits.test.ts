@@ -177,13 +177,18 @@ describe('gateway limits', () => {
   it('refuses connections to one route past its limit with a clear message, and takes new ones when some close', async () => {
     const held: Client[] = []
     try {
-      for (let i = 0; i < 64; i++) held.push(await connect(b.route))
+      for (let i = 0; i < 8; i++) held.push(...(await Promise.all(Array.from({ length: 8 }, () => connect(b.route)))))
       const extra = await connect(b.route)
-      const ch = await exec(extra, 'true')
       let stderr = ''
-      ch.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-      ch.resume()
-      const code = await new Promise<number>((r) => ch.on('exit', (c: number) => r(c)))
+      // the refusal arrives right behind the exec's success: listen from inside the callback
+      const code = await new Promise<number>((resolve, reject) =>
+        extra.exec('true', (err, ch) => {
+          if (err) return reject(err)
+          ch.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+          ch.on('exit', (c: number) => resolve(c))
+          ch.resume()
+        }),
+      )
       expect(code).toBe(255)
       expect(stderr).toContain(`too many ssh connections to ${b.route}`)
       extra.end()

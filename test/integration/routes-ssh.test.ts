@@ -12,7 +12,7 @@ import { testHost } from '../support/testhost'
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 
 /** A tiny HTTP server inside a session: perl with IO::Socket::INET (the base image has perl-base). */
-export const PERL_HTTP = `
+const PERL_HTTP = `
 use IO::Socket::INET; my ($addr, $port, $text) = @ARGV;
 my $s = IO::Socket::INET->new(LocalAddr => $addr, LocalPort => $port, Listen => 16, ReuseAddr => 1) or die "listen: $!";
 while (my $c = $s->accept) { my $req = ""; while (<$c>) { $req .= $_; last if /^\\r?\\n$/ }
@@ -126,6 +126,20 @@ describe('ssh routes through the gateway', () => {
     expect(ls.stdout).toMatch(/10485760 .* ten\.bin/)
   })
 
+  it('serves git over ssh: clone from the session and push back', async () => {
+    const made = await user.ssh(port, a.route, 'git init -q -b main /workspace/repo && cd /workspace/repo && echo one > f && git add f && git -c user.name=t -c user.email=t@t commit -qm one && git config receive.denyCurrentBranch updateInstead && echo ok')
+    expect(made.stdout).toBe('ok\n')
+    const gitSsh = `ssh ${user.options().map((o) => (o.includes(' ') ? `'${o}'` : o)).join(' ')}`
+    const env = { ...process.env, ...user.env(), GIT_SSH_COMMAND: gitSsh }
+    const clone = join(user.home, 'clone')
+    execFileSync('git', ['clone', '-q', `ssh://${a.route}@127.0.0.1:${port}/workspace/repo`, clone], { env })
+    expect(readFileSync(join(clone, 'f'), 'utf8')).toBe('one\n')
+    writeFileSync(join(clone, 'f'), 'two\n')
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', 'two'], { cwd: clone, env })
+    execFileSync('git', ['push', '-q', 'origin', 'main'], { cwd: clone, env })
+    expect((await user.ssh(port, a.route, 'cat /workspace/repo/f')).stdout).toBe('two\n')
+  })
+
   it('forwards ssh -L to a server listening inside the session, and nowhere else', async () => {
     // one server on the session's loopback only (as most dev servers), one on all its addresses
     writeFileSync(join(user.home, 'srv.pl'), PERL_HTTP)
@@ -146,6 +160,22 @@ describe('ssh routes through the gateway', () => {
       expect(await (await fetch(`http://127.0.0.1:${local}/again`)).text()).toBe('<h1>alpha here</h1>\n')
     } finally {
       tunnel.kill()
+    }
+
+    // editors' remote modes use dynamic forwarding (ssh -D, SOCKS) to the session's loopback
+    const socks = 20000 + Math.floor(Math.random() * 20000)
+    const dynamic = user.spawn('ssh', [...user.options(['-N', '-o', 'ExitOnForwardFailure=yes', '-D', `127.0.0.1:${socks}`]), '-p', String(port), `${a.route}@127.0.0.1`])
+    try {
+      const viaSocks = await until(() => {
+        try {
+          return execFileSync('curl', ['-s', '--max-time', '10', '--socks5-hostname', `127.0.0.1:${socks}`, 'http://localhost:3000/'], { encoding: 'utf8' })
+        } catch {
+          return undefined
+        }
+      }, 'the SOCKS forward to answer', 20_000)
+      expect(viaSocks).toBe('<h1>alpha here</h1>\n')
+    } finally {
+      dynamic.kill()
     }
 
     const get = 'GET / HTTP/1.0\r\n\r\n'

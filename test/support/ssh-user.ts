@@ -34,7 +34,15 @@ export class SshUser {
   /** Starts this home's daemon as this user (HOME decides whose ~/.ssh/*.pub the gateway trusts). */
   async startDaemon(berth: BerthHome): Promise<{ port: number; previewPort: number; fingerprint: string }> {
     const r = await berth.run(['daemon'], { env: this.env() })
-    if (r.code !== 0 && !r.stderr.includes('already drives')) throw new Error(`berth daemon failed: ${r.stderr}`)
+    if (r.code !== 0 && !r.stderr.includes('already drives')) {
+      let log = ''
+      try {
+        log = readFileSync(join(berth.home, 'daemon.log'), 'utf8').slice(-4000)
+      } catch {
+        // no log yet
+      }
+      throw new Error(`berth daemon failed: ${r.stderr}\ndaemon.log:\n${log}`)
+    }
     const info = await berth.call('routes.info', {})
     if (!info.gateway.listening) throw new Error('the gateway is not listening')
     return { port: info.gateway.port, previewPort: info.preview.port, fingerprint: info.gateway.hostKeyFingerprint }

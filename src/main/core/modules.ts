@@ -14,7 +14,7 @@ export function installModules(core: Core): void {
   const pause = installPause(core)
   installPower(core, pause)
   installMeter(core)
-  installRoutes(core)
+  installRoutes(core, pause)
   installDesktop(core)
   const secrets = installSecrets(core, core.options.secretStore)
   installWorkspace(core)

@@ -13,8 +13,17 @@ export interface Reached {
   containerId: string
 }
 
-/** Resumes a paused session in-process (the pause/resume domain plugs it in) and returns the row after. */
-export type Resumer = (row: SessionRow) => Promise<SessionRow>
+/** What a resume did, for the line the client sees. */
+export interface Resumed {
+  mode?: string | undefined
+  ms?: number | undefined
+}
+
+/**
+ * Resumes a paused session in-process (the pause/resume domain plugs it in). `byUser`: the user
+ * paused it and the resumeUserPausedOnConnect setting lets a connection resume it anyway.
+ */
+export type Resumer = (row: SessionRow, byUser: boolean) => Promise<Resumed | null>
 
 const WAIT_STATES = new Set(['creating', 'pausing', 'resuming', 'moving', 'restarting'])
 const POLL_MS = 200
@@ -22,7 +31,7 @@ const WAIT_LIMIT_MS = 15 * 60_000
 
 export class RouteTable {
   private resumer: Resumer | undefined
-  private readonly resuming = new Map<string, Promise<SessionRow>>()
+  private readonly resuming = new Map<string, Promise<Resumed | null>>()
 
   constructor(
     private readonly sessions: SessionsRepo,
@@ -91,12 +100,16 @@ export class RouteTable {
     say(`resuming session ${row.route} (${byUser ? 'paused by you' : 'paused automatically'}) ...`)
     let p = this.resuming.get(row.id)
     if (!p) {
-      p = this.resumer(row).finally(() => this.resuming.delete(row.id))
+      p = this.resumer(row, byUser).finally(() => this.resuming.delete(row.id))
       this.resuming.set(row.id, p)
     }
     try {
-      const after = await p
-      if (after.state === 'running') say(`session ${row.route} resumed${after.mode ? ` (${after.mode})` : ''}`)
+      const done = await p
+      const now = this.sessions.get(row.id)
+      if (!done && now?.state === 'paused' && now.version === row.version) {
+        throw new BerthError('refused', `session ${row.route} is paused and stays paused; resume it with: berth resume ${row.route}`)
+      }
+      if (done?.mode) say(`session ${row.route} resumed (${done.mode}${done.ms !== undefined ? ` in ${(done.ms / 1000).toFixed(1)} s` : ''})`)
     } catch (e) {
       // another caller may have resumed it meanwhile: the next pass of reach() looks again
       if (!(e instanceof BerthError && e.code === 'conflict')) throw e

@@ -7,6 +7,7 @@ import type { EventName, EventPayload } from '../../../shared/contract'
 import type { Settings } from '../../../shared/settings'
 import type { Handlers } from '../api'
 import type { Core, CoreModule } from '../core'
+import type { PauseApi } from '../pause/pause-service'
 import { LIVE } from '../sessions/lifecycle'
 import type { SessionRow } from '../store/sessions-repo'
 import { ActivityTap } from './activity'
@@ -23,6 +24,10 @@ import { SshGateway, type GatewayLimits } from './ssh-gateway'
 const HOST = '127.0.0.1'
 export const HOST_KEY_ALIAS = 'berth-gateway'
 const PORTS_TIMEOUT_MS = 3000
+/** a show right after another (a UI refreshing) reuses the ports read this recently */
+const PORTS_FRESH_MS = 2000
+/** states in which a session's processes stop: connected clients are told why their connection ends */
+const LEAVING: Partial<Record<string, string>> = { pausing: 'pausing', restarting: 'restarting', moving: 'moving', finishing: 'finishing' }
 
 export function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`)
@@ -39,12 +44,15 @@ export class RoutesModule implements CoreModule {
   private readonly configPath: string
   private readonly knownHostsPath: string
   /** listening ports per session, as last read from its container */
-  private readonly previews = new Map<string, { containerId: string; ports: number[] }>()
+  private readonly previews = new Map<string, { containerId: string; ports: number[]; at: number }>()
   private readonly containers = new Map<string, string | null>()
+  private readonly states = new Map<string, string>()
   private unsubscribe: (() => void) | undefined
   private rewriteTimer: NodeJS.Timeout | undefined
   private requested = { gateway: 0, preview: 0 }
   private rebinding: Promise<void> = Promise.resolve()
+  private bound: () => void = () => undefined
+  private readonly firstBind = new Promise<void>((r) => (this.bound = r))
 
   constructor(
     private readonly core: Core,
@@ -76,19 +84,23 @@ export class RoutesModule implements CoreModule {
 
   handlers(): Partial<Handlers> {
     return {
-      'routes.info': () => ({
-        gateway: {
-          host: HOST,
-          port: this.gatewayPort(),
-          listening: this.gateway.listening,
-          hostKeyFingerprint: this.hostKey.fingerprint,
-          hostKeyAlias: HOST_KEY_ALIAS,
-          connections: this.gateway.connections,
-        },
-        preview: { host: HOST, port: this.previewPort(), listening: this.preview.listening },
-        sshConfig: { path: this.configPath, includeLine: includeLine(this.configPath) },
-      }),
-      'routes.sshConfig': (a) => {
+      'routes.info': async () => {
+        await this.whenBound()
+        return {
+          gateway: {
+            host: HOST,
+            port: this.gatewayPort(),
+            listening: this.gateway.listening,
+            hostKeyFingerprint: this.hostKey.fingerprint,
+            hostKeyAlias: HOST_KEY_ALIAS,
+            connections: this.gateway.connections,
+          },
+          preview: { host: HOST, port: this.previewPort(), listening: this.preview.listening },
+          sshConfig: { path: this.configPath, includeLine: includeLine(this.configPath) },
+        }
+      },
+      'routes.sshConfig': async (a) => {
+        await this.whenBound()
         const { text, hosts } = this.renderConfig()
         const written = a.write ? (writeAtomically(this.configPath, text), true) : false
         return { path: this.configPath, includeLine: includeLine(this.configPath), text, written, hosts }
@@ -96,10 +108,22 @@ export class RoutesModule implements CoreModule {
     }
   }
 
+  /**
+   * The ports are known once the first bind is done (the core starts modules after recovery, so a
+   * call can arrive first): wait for it a little, so `berth ssh-config` never prints a port the
+   * gateway did not get.
+   */
+  private async whenBound(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.firstBind, new Promise((r) => (timer = setTimeout(r, 10_000)))])
+    clearTimeout(timer)
+  }
+
   async start(): Promise<void> {
     const s = this.core.settings.get()
     writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`, 0o644)
     await this.bind(s)
+    this.bound()
     this.unsubscribe = this.core.bus.onContract((name, payload) => this.onEvent(name, payload))
     this.rewriteConfig()
   }
@@ -153,6 +177,14 @@ export class RoutesModule implements CoreModule {
     }
     if (name !== 'session.changed') return
     const s = payload as Session
+    const was = this.states.get(s.id)
+    this.states.set(s.id, s.state)
+    const why = LEAVING[s.state]
+    if (why && was !== s.state) {
+      const again = s.state === 'finishing' ? '' : '; the same ssh line works again once it runs'
+      this.gateway.notify(s.id, `session ${s.route} is ${why}: this connection ends here${again}`)
+    }
+    if (s.state === 'finished') this.states.delete(s.id)
     const before = this.containers.get(s.id)
     const now = s.state === 'running' ? s.containerId : null
     if (before && before !== now) {
@@ -181,6 +213,8 @@ export class RoutesModule implements CoreModule {
   private async refreshPreviews(row: SessionRow): Promise<void> {
     if (row.state !== 'running' || !row.containerId) return
     const containerId = row.containerId
+    const known = this.previews.get(row.id)
+    if (known && known.containerId === containerId && Date.now() - known.at < PORTS_FRESH_MS) return
     const engine = this.core.engines.get(row.server)
     let timer: NodeJS.Timeout | undefined
     const ports = await Promise.race([
@@ -188,7 +222,7 @@ export class RoutesModule implements CoreModule {
       new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), PORTS_TIMEOUT_MS))),
     ])
     clearTimeout(timer)
-    if (ports) this.previews.set(row.id, { containerId, ports })
+    if (ports) this.previews.set(row.id, { containerId, ports, at: Date.now() })
   }
 
   private renderConfig(): { text: string; hosts: string[] } {
@@ -222,8 +256,15 @@ export class RoutesModule implements CoreModule {
   }
 }
 
-export function installRoutes(core: Core): RoutesModule {
+export function installRoutes(core: Core, pause?: PauseApi): RoutesModule {
   const m = new RoutesModule(core)
+  if (pause) {
+    // a connection resumes an auto-paused session; a user-paused one only when the setting says so
+    m.table.setResumer(async (row, byUser) => {
+      const r = byUser ? await pause.resume(row.id, { cause: 'connect' }) : await pause.resumeIfAutoPaused(row.id, 'connect')
+      return r && r.resumed ? { mode: r.fallback ? `${r.mode}, ${r.fallback}` : r.mode, ms: r.ms } : null
+    })
+  }
   core.use(m, m.handlers())
   return m
 }

@@ -91,6 +91,8 @@ export class SshGateway {
   private readonly conns = new Set<Conn>()
   private readonly bySocket = new WeakMap<Socket, Conn>()
   private readonly sweeper: NodeJS.Timeout
+  /** the live shell/exec/sftp channels of each session, to tell them what happens to it */
+  private readonly live = new Map<string, Set<(line: string) => void>>()
   private boundPort = 0
 
   constructor(private readonly deps: GatewayDeps) {
@@ -113,6 +115,13 @@ export class SshGateway {
 
   get connections(): number {
     return this.conns.size
+  }
+
+  /** Says a line on the stderr of every live channel into this session (it is pausing, moving...). */
+  notify(sessionId: string, line: string): number {
+    const tells = this.live.get(sessionId)
+    for (const tell of tells ?? []) tell(line)
+    return tells?.size ?? 0
   }
 
   /** Listens on `preferred`, or the next free port; returns the port. */
@@ -389,6 +398,9 @@ export class SshGateway {
     }
     const piped = pipeProcess(proc, channel, conn.socket, this.bounds(), touch)
     onRunning({ reached, resize: (c, r) => proc.resize(c, r), pid: piped.pid })
+    const tells = this.live.get(sessionId) ?? new Set<(line: string) => void>()
+    this.live.set(sessionId, tells)
+    tells.add(tell)
     const foreground = spec.kind === 'exec'
     if (foreground) this.deps.activity.foreground(sessionId, 1)
     let exited = false
@@ -408,6 +420,8 @@ export class SshGateway {
       }
     } finally {
       exited = true
+      tells.delete(tell)
+      if (!tells.size) this.live.delete(sessionId)
       agent?.stop()
       if (foreground) this.deps.activity.foreground(sessionId, -1)
     }

@@ -1,0 +1,47 @@
+// The ssh line and the preview address of a session stay the same when its container is replaced
+// (a restart): both re-resolve to wherever the session runs now.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BerthHome, until } from '../support/berth'
+import { SshUser } from '../support/ssh-user'
+import { testHost } from '../support/testhost'
+import { PERL_WEB, previewGet } from '../support/preview-web'
+
+describe('the same ssh line and preview address when the container is replaced', () => {
+  const berth = new BerthHome('moves')
+  const user = new SshUser('moves')
+  let port = 0
+  let previewPort = 0
+
+  beforeAll(async () => {
+    ;({ port, previewPort } = await user.startDaemon(berth))
+  })
+
+  afterAll(async () => {
+    await berth.cleanup()
+    user.cleanup()
+  })
+
+  /** Starts the page server in the session unless it already answers (processes started over exec end with a pause). */
+  async function serve(route: string, text: string): Promise<void> {
+    writeFileSync(join(user.home, 'web.pl'), PERL_WEB)
+    const up = await user.run('scp', [...user.options(), '-P', String(port), join(user.home, 'web.pl'), `${route}@127.0.0.1:/tmp/web.pl`])
+    expect(up.code).toBe(0)
+    await user.ssh(port, route, `kill $(cat /tmp/web.pid 2>/dev/null) 2>/dev/null; sleep 0.2; nohup perl /tmp/web.pl 3000 "${text}" >/dev/null 2>&1 & echo $! > /tmp/web.pid`)
+    await until(async () => (await previewGet(previewPort, `${route}-3000.localhost:${previewPort}`)).body.includes(text), `the page "${text}"`, 30_000)
+  }
+
+  it('keeps both across a restart (a new container, the same files)', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().baseImage])
+    await user.ssh(port, s.route, 'echo kept > /workspace/mark')
+    await serve(s.route, 'before restart')
+    const restarted = await berth.json(['restart', s.id], { timeoutMs: 180_000 })
+    expect(restarted.state).toBe('running')
+    expect(restarted.containerId).not.toBe(s.containerId)
+    const r = await user.ssh(port, s.route, 'cat /workspace/mark; hostname')
+    expect(r.stdout).toBe(`kept\n${s.route}\n`)
+    await serve(s.route, 'after restart')
+    expect((await berth.json(['session', 'show', s.id])).sshLine).toBe(s.sshLine)
+  })
+})
