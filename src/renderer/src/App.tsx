@@ -105,8 +105,9 @@ function GlobalKeys() {
         ui.openDialog('shortcuts')
       }
     }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
+    // capture: the screen shortcuts work even while a terminal has the keyboard
+    window.addEventListener('keydown', onKey, true)
+    return () => window.removeEventListener('keydown', onKey, true)
   }, [stores])
   return null
 }
