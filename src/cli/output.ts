@@ -24,7 +24,8 @@ export function printTable(rows: string[][], header: string[]): void {
 
 export function printFields(fields: Array<[string, string | number | boolean | null | undefined]>): void {
   const width = Math.max(...fields.map(([k]) => k.length))
-  for (const [k, v] of fields) if (v !== undefined) process.stdout.write(`${(k + ':').padEnd(width + 1)} ${v ?? '-'}\n`)
+  // an empty key continues the field above (a list of values)
+  for (const [k, v] of fields) if (v !== undefined) process.stdout.write(`${(k ? k + ':' : '').padEnd(width + 1)} ${v ?? '-'}\n`)
 }
 
 export function fail(err: unknown, json: boolean): number {

@@ -17,6 +17,7 @@ import { createMainWindow } from './electron/window'
 import { BerthTray } from './electron/tray'
 import { watchBackgroundWork } from './electron/notifications'
 import { forwardPowerEvents } from './electron/power'
+import { electronSecretStore } from './electron/secret-store'
 import { openCoreTakingOver } from './electron/takeover'
 
 const bundleDir = __dirname
@@ -64,7 +65,7 @@ async function start(): Promise<void> {
   const home = berthHome()
   const root = rendererDir(bundleDir)
   if (!rendererBuilt(root)) throw new Error(`the renderer is not built (${root}): run npm run build`)
-  core = await openCoreTakingOver(home)
+  core = await openCoreTakingOver(home, undefined, { secretStore: electronSecretStore(home) })
   installModules(core)
   control = await listenControlSocket(core, home)
   void core.start().catch((e: Error) => log(`start-up work failed: ${e.message}`))

@@ -5,12 +5,19 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
+import { meterCalls } from './contract/meter'
+import { pauseCalls } from './contract/pause'
+import { powerCalls } from './contract/power'
+import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
+import { secretCalls } from './contract/secrets'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
+import { snapshotCalls } from './contract/snapshots'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
 import { viewCalls } from './contract/views'
 import { serveCalls } from './contract/serve'
+import { workspaceCalls } from './contract/workspace'
 
 export const calls = {
   ...daemonCalls,
@@ -18,8 +25,15 @@ export const calls = {
   ...sessionCalls,
   ...streamCalls,
   ...settingsCalls,
+  ...pauseCalls,
+  ...powerCalls,
+  ...meterCalls,
+  ...routeCalls,
   ...viewCalls,
   ...serveCalls,
+  ...snapshotCalls,
+  ...workspaceCalls,
+  ...secretCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -50,5 +64,7 @@ export * from './contract/define'
 export { ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
+export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
+export { PowerEvent, PowerEventResult } from './contract/power'
 export { View, ViewName, ViewOpened } from './contract/views'
 export { ServeOpened, ServePort } from './contract/serve'

@@ -81,8 +81,21 @@ export const Session = z.object({
   previews: z.array(Preview).optional(),
   sshLine: z.string().optional(),
   progress: z.lazy(() => Progress).nullable().optional(),
+  /** where a session created from a snapshot (create --from, fork, rewind, move) came from, and whether memory came along */
+  origin: z.lazy(() => SessionOrigin).nullable().optional(),
 })
 export type Session = z.infer<typeof Session>
+
+export const SessionOrigin = z.object({
+  verb: z.string(),
+  snapshot: z.string().nullable(),
+  /** true when processes continued from a memory checkpoint; false when the session booted from disk */
+  memory: z.boolean(),
+  /** why memory did not come along, in one sentence (null when it did or was never asked for) */
+  note: z.string().nullable(),
+  at: z.string(),
+})
+export type SessionOrigin = z.infer<typeof SessionOrigin>
 
 export const ServerKind = z.enum(['local', 'ssh'])
 export const Server = z.object({
@@ -117,11 +130,16 @@ export const HostKeyProbe = z.object({
 export type HostKeyProbe = z.infer<typeof HostKeyProbe>
 
 export const SnapshotKind = z.enum(['memory+disk', 'disk'])
+/** Why a snapshot exists: a user named it, or Berth took it on the way through a verb. */
+export const SnapshotReason = z.enum(['named', 'pause', 'seal', 'pre-rewind', 'fork', 'move', 'restart'])
+export type SnapshotReason = z.infer<typeof SnapshotReason>
 export const Snapshot = z.object({
+  /** the tag-qualified name, e.g. nightly:v2 */
   id: z.string(),
   name: z.string(),
   version: z.number().int(),
   kind: SnapshotKind,
+  /** the parent session (the snapshot outlives it) */
   sessionId: z.string().nullable(),
   server: z.string(),
   sizeBytes: z.number(),
@@ -130,6 +148,11 @@ export const Snapshot = z.object({
   auto: z.boolean(),
   testRestored: z.boolean(),
   tags: z.array(z.string()),
+  reason: SnapshotReason.optional(),
+  /** kept by retention because a fork, a named snapshot or a rewind depends on it */
+  pinned: z.boolean().optional(),
+  /** the parent session's name when it was taken */
+  sessionName: z.string().nullable().optional(),
 })
 export type Snapshot = z.infer<typeof Snapshot>
 

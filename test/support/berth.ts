@@ -115,11 +115,25 @@ async function removeLabelled(home: string): Promise<void> {
     return
   }
   if (!homeId) return
-  for (const docker of [localDocker(), officeDocker()]) {
-    const cs = await docker.listContainers({ all: true, filters: { label: [`berth.home=${homeId}`] } }).catch(() => [])
+  for (const docker of [localDocker(), officeDocker()]) await removeHomeFrom(docker, homeId)
+}
+
+/** Everything one Berth home made on an engine: sessions, snapshot holders, volumes, images. */
+export async function removeHomeFrom(docker: Dockerode, homeId: string): Promise<void> {
+  for (const label of [`berth.home=${homeId}`, `berth.holder=${homeId}`]) {
+    const cs = await docker.listContainers({ all: true, filters: { label: [label] } }).catch(() => [])
     for (const c of cs) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)
-    const vs = await docker.listVolumes({ filters: { label: [`berth.home=${homeId}`] } }).catch(() => ({ Volumes: [] }))
+  }
+  for (const label of [`berth.home=${homeId}`, `berth.holder=${homeId}`]) {
+    const vs = await docker.listVolumes({ filters: { label: [label] } }).catch(() => ({ Volumes: [] }))
     for (const v of vs.Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined)
+  }
+  // committed images (snapshots, sessions made again) carry the home's label from their container
+  const images = await docker.listImages({ filters: { label: [`berth.home=${homeId}`] } }).catch(() => [])
+  for (const img of images) {
+    for (const tag of img.RepoTags ?? []) {
+      if (tag.startsWith('berth/')) await docker.getImage(tag).remove().catch(() => undefined)
+    }
   }
 }
 

@@ -1,9 +1,32 @@
 import type { Command } from '../command'
 import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
+import { meterCommands } from './meter'
+import { pauseCommands } from './pause'
+import { powerCommands } from './power'
+import { routeCommands } from './routes'
+import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
 import { serveCommand } from './serve'
+import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
+import { snapshotCommands } from './snapshot'
+import { workspaceCommands } from './workspace'
 
-export const commands: Command[] = [...daemonCommands, ...serverCommands, ...sessionCommands, execCommand, ...settingsCommands, serveCommand]
+export const commands: Command[] = [
+  ...daemonCommands,
+  ...serverCommands,
+  ...sessionCommands,
+  execCommand,
+  ...settingsCommands,
+  ...pauseCommands,
+  ...powerCommands,
+  ...meterCommands,
+  ...routeCommands,
+  serveCommand,
+  ...snapshotCommands,
+  ...sessionVerbCommands,
+  ...workspaceCommands,
+  ...secretCommands,
+]

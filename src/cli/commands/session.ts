@@ -29,15 +29,27 @@ export function showSession(s: Session): void {
     ['image', s.image],
     ['route', s.route],
     ['ssh', s.sshLine],
+    ...(s.previews ?? []).map((p, i): [string, string] => [i === 0 ? 'previews' : '', `${p.url}  (port ${p.port})`]),
     ['created', s.createdAt],
     ['finished', s.finishedAt ?? undefined],
     ['saved', s.savedAt ?? undefined],
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
+    ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
+    ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
+    ['paused by', s.state === 'paused' || s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
+    ['activity', s.activity?.status],
+    ['meter', s.meter ? meterLine(s.meter) : undefined],
   ])
 }
 
-function parseEnv(pairs: string[], usage: string): Record<string, string> {
+function meterLine(m: NonNullable<Session['meter']>): string {
+  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
+  const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${Math.round(m.runningSeconds)} s${cost}`
+}
+
+export function parseEnv(pairs: string[], usage: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const pair of pairs) {
     const eq = pair.indexOf('=')
@@ -48,7 +60,8 @@ function parseEnv(pairs: string[], usage: string): Record<string, string> {
   return env
 }
 
-const CREATE_USAGE = 'berth session create [--server NAME] --image IMAGE [--name N] [--env K=V]... [--workspace DIR] [--json]'
+const CREATE_USAGE =
+  'berth session create [--server NAME] (--image IMAGE | --from SNAPSHOT) [--name N] [--env K=V]... [--workspace DIR] [--secret NAME]... [--json]'
 
 export const sessionCommands: Command[] = [
   {
@@ -61,11 +74,15 @@ export const sessionCommands: Command[] = [
       name: { type: 'string' },
       env: { type: 'string', short: 'e', multiple: true },
       workspace: { type: 'string', short: 'w' },
+      from: { type: 'string' },
+      secret: { type: 'string', multiple: true },
     },
     positionals: [0, 0],
     async run(p, io) {
       const image = str(p, 'image')
-      if (!image) throw new UsageError('missing --image', CREATE_USAGE)
+      const from = str(p, 'from')
+      if (!image && !from) throw new UsageError('missing --image (or --from SNAPSHOT)', CREATE_USAGE)
+      if (image && from) throw new UsageError('give --image or --from, not both', CREATE_USAGE)
       const env = parseEnv(strs(p, 'env'), CREATE_USAGE)
       const c = await io.client()
       const op = randomBytes(6).toString('hex')
@@ -79,6 +96,8 @@ export const sessionCommands: Command[] = [
         name: str(p, 'name'),
         env,
         workspace: workspace ? resolve(workspace) : undefined,
+        from,
+        secrets: strs(p, 'secret').length ? strs(p, 'secret') : undefined,
         op,
       })
       if (io.json) printJson(s)

@@ -20,12 +20,15 @@ import { SessionsRepo } from './store/sessions-repo'
 import { SettingsRepo } from './store/settings-repo'
 import { StreamHub } from './streams/stream-hub'
 import { VERSION } from './version'
+import type { SecretStore } from './secrets/secret-store'
 
 export interface CoreOptions {
   home: string
   host: 'daemon' | 'electron'
   /** the laptop's Docker socket (default: DOCKER_HOST when it is unix://, else /var/run/docker.sock) */
   localSocket?: string
+  /** where secret values live (default: a 0600 file in the home; Electron passes a safeStorage one) */
+  secretStore?: SecretStore
 }
 
 export function defaultLocalSocket(): string {
@@ -143,9 +146,13 @@ export class Core {
       'server.list': () => this.serverService.list(),
       'server.remove': (a) => this.serverService.remove(a.name),
       'server.test': (a) => this.serverService.test(a.name),
-      'session.create': (a) => s.create(a),
+      'session.create': (a) => {
+        // starting from a snapshot is the snapshots module's (it replaces this handler)
+        if (!a.image) throw new BerthError('usage', 'give an image to start from')
+        return s.create({ ...a, image: a.image })
+      },
       'session.list': (a) => s.list(a),
-      'session.show': (a) => s.show(a.id),
+      'session.show': (a) => s.showLive(a.id),
       'session.finish': (a) => s.finish(a.id),
       'exec.open': (a, ctx) => s.openExec(a.id, a, ctx.owner),
       'stream.write': (a, ctx) => {

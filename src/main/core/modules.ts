@@ -1,8 +1,22 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
 import { installDesktop } from './desktop/desktop-module'
+import { installMeter } from './meter/meter-module'
+import { installPause } from './pause/pause-module'
+import { installPower } from './power/power-module'
+import { installRoutes } from './routes/routes-module'
+import { installSecrets } from './secrets/secrets-module'
+import { installSnapshots } from './snapshots/snapshots-module'
+import { installWorkspace } from './workspace/workspace-module'
 
 export function installModules(core: Core): void {
-  // pause/resume, snapshots, routes and the meter register themselves here as they land
+  // pause/resume: its service is what other domains call in-process (the ssh gateway, move)
+  const pause = installPause(core)
+  installPower(core, pause)
+  installMeter(core)
+  installRoutes(core)
   installDesktop(core)
+  const secrets = installSecrets(core, core.options.secretStore)
+  installWorkspace(core)
+  installSnapshots(core, secrets)
 }

@@ -1,13 +1,13 @@
 // Only one process drives the engines for a home. When the app starts while a headless
 // `berth daemon` holds it, the app asks that daemon to stop and takes over: the user opened the
 // app to see their sessions, and the CLI keeps working through the app's control socket.
-import { Core } from '../core/core'
+import { Core, type CoreOptions } from '../core/core'
 import { BerthError } from '../../shared/errors'
 import { ControlClient, controlSocket } from '../../cli/client'
 
-export async function openCoreTakingOver(home: string, timeoutMs = 20_000): Promise<Core> {
+export async function openCoreTakingOver(home: string, timeoutMs = 20_000, extra: Partial<CoreOptions> = {}): Promise<Core> {
   try {
-    return await Core.open({ home, host: 'electron' })
+    return await Core.open({ ...extra, home, host: 'electron' })
   } catch (e) {
     if (!(e instanceof BerthError) || e.code !== 'busy') throw e
   }
@@ -23,7 +23,7 @@ export async function openCoreTakingOver(home: string, timeoutMs = 20_000): Prom
   }
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (!alive(pid)) return await Core.open({ home, host: 'electron' })
+    if (!alive(pid)) return await Core.open({ ...extra, home, host: 'electron' })
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new BerthError('busy', `the Berth daemon (pid ${pid}) did not stop within ${timeoutMs / 1000} s`)

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { Session, SessionState } from '../models'
-import { call, OpId, SessionRef } from './define'
+import { call, OpId, SecretName, SessionRef, SnapshotRef } from './define'
 import { ServerName } from './servers'
 
 export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment name is letters, digits and _')
@@ -12,16 +12,22 @@ export const SessionName = z
 
 export const sessionCalls = {
   'session.create': call(
-    z.object({
-      server: ServerName.optional(),
-      image: z.string().min(1).max(256),
-      name: SessionName.optional(),
-      env: z.record(EnvName, z.string()).optional(),
-      workspace: z.string().min(1).optional(),
-      op: OpId,
-    }),
+    z
+      .object({
+        server: ServerName.optional(),
+        image: z.string().min(1).max(256).optional(),
+        /** start from a snapshot instead of an image (carried to --server when it lives elsewhere) */
+        from: SnapshotRef.optional(),
+        name: SessionName.optional(),
+        env: z.record(EnvName, z.string()).optional(),
+        workspace: z.string().min(1).optional(),
+        /** stored secrets the session gets as files under /run/berth/secrets/ */
+        secrets: z.array(SecretName).max(64).optional(),
+        op: OpId,
+      })
+      .refine((a) => !!a.image !== !!a.from, 'give either an image or a snapshot to start from'),
     Session,
-    'create a session from an image on a server',
+    'create a session from an image or a snapshot on a server',
   ),
   'session.list': call(
     z.object({ state: SessionState.optional(), server: ServerName.optional() }),

@@ -8,4 +8,6 @@ export const powerSettings = {
   resumeOnWake: z.boolean().default(true),
   /** idle time before a session pauses itself; 0 turns idle auto-pause off */
   idleAfterSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(600),
+  /** how often a running session's cpu, memory and disk are sampled for the meter */
+  meterSampleSeconds: z.number().int().min(1).max(3600).default(5),
 }

@@ -73,7 +73,8 @@ export class SshEngine implements Engine {
   private async listen(): Promise<void> {
     if (this.server) return
     rmSync(this.localSocket, { force: true })
-    const server = net.createServer((local) => {
+    // half-open: a client that ends its side (an exec's stdin reaching EOF) still reads the answer
+    const server = net.createServer({ allowHalfOpen: true }, (local) => {
       local.on('error', () => local.destroy())
       this.dockerSocket()
         .then((remote) => this.connection.forwardStreamLocal(remote))

@@ -9,6 +9,9 @@ export const LABEL_SESSION = 'berth.session'
 export const LABEL_HOME = 'berth.home'
 export const LABEL_ROUTE = 'berth.route'
 
+/** Where a session finds its secrets: a tmpfs that every start of the container leaves empty. */
+export const SECRETS_DIR = '/run/berth/secrets'
+
 // PID 1 of a session: sleeps until asked to stop; user work runs in views (tmux) and execs.
 export const KEEPALIVE = ['/bin/sh', '-c', "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
 
@@ -20,7 +23,19 @@ export interface SpecInput {
   home: string
   mounts?: Dockerode.MountConfig
   extraEnv?: Record<string, string>
+  /** mount the secrets tmpfs (an anonymous tmpfs-backed volume: never committed, never checkpointed) */
+  secrets?: boolean
 }
+
+// A tmpfs-backed volume rather than a plain tmpfs mount: Docker hands it to runc as a bind mount,
+// which CRIU treats as external and never dumps, while a --tmpfs mount's content would be archived
+// into the checkpoint. `docker commit` never includes mounts.
+const secretsMount = (): Dockerode.MountSettings => ({
+  Type: 'volume',
+  Source: '', // anonymous: removed with the container
+  Target: SECRETS_DIR,
+  VolumeOptions: { NoCopy: true, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: 'size=1m,mode=0700' } } },
+})
 
 export function containerSpec(s: SpecInput): Dockerode.ContainerCreateOptions {
   return {
@@ -33,7 +48,7 @@ export function containerSpec(s: SpecInput): Dockerode.ContainerCreateOptions {
     WorkingDir: '/workspace',
     Labels: { [LABEL_SESSION]: s.id, [LABEL_HOME]: s.home, [LABEL_ROUTE]: s.route },
     HostConfig: {
-      Mounts: [{ Type: 'volume', Source: volumeName(s.id), Target: '/workspace' }, ...(s.mounts ?? [])],
+      Mounts: [{ Type: 'volume', Source: volumeName(s.id), Target: '/workspace' }, ...(s.secrets ? [secretsMount()] : []), ...(s.mounts ?? [])],
       RestartPolicy: { Name: 'no' },
     },
   }

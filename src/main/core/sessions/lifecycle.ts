@@ -9,13 +9,14 @@ import type { EventsRepo } from '../store/events-repo'
 import type { SessionPatch, SessionRow, SessionsRepo } from '../store/sessions-repo'
 
 //    creating -> running <-> pausing -> paused -> resuming -> running
-//    paused -> moving -> paused | resuming            running -> restarting -> running
+//    paused -> moving -> paused | resuming            running|paused|failed -> restarting -> running
 //    running|paused|failed -> finishing -> finished   any transition can end in failed
+//    (restarting also carries a rewind: the container is made again from a snapshot)
 export const NEXT: Readonly<Record<SessionState, readonly SessionState[]>> = {
   creating: ['running', 'failed'],
   running: ['pausing', 'restarting', 'finishing', 'failed'],
   pausing: ['paused', 'running', 'failed'],
-  paused: ['resuming', 'moving', 'finishing', 'failed'],
+  paused: ['resuming', 'moving', 'restarting', 'finishing', 'failed'],
   resuming: ['running', 'paused', 'failed'],
   moving: ['paused', 'resuming', 'failed'],
   restarting: ['running', 'paused', 'failed'],
@@ -69,6 +70,23 @@ export class Lifecycle {
       return this.sessions.get(id)!
     }).immediate()
     this.changed(result)
+    return result
+  }
+
+  /**
+   * Changes a session's fields without changing its state (a pause becoming durable), as a
+   * compare-and-set on the state plus an events-log entry, in one transaction.
+   */
+  amend(id: string, req: { in: readonly SessionState[]; patch: SessionPatch; kind: string; detail?: Record<string, unknown> }): SessionRow | undefined {
+    const result = this.db.transaction((): SessionRow | undefined => {
+      const cur = this.sessions.get(id)
+      if (!cur || !req.in.includes(cur.state)) return undefined
+      const changed = this.sessions.compareAndSet(id, [cur.state], cur.state, req.patch, nowIso(), cur.version)
+      if (changed !== 1) return undefined
+      this.events.append({ sessionId: id, kind: req.kind, detail: req.detail ?? {} })
+      return this.sessions.get(id)!
+    }).immediate()
+    if (result) this.changed(result)
     return result
   }
 

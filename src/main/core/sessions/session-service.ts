@@ -24,6 +24,8 @@ export interface CreateSessionInput {
   name?: string | undefined
   env?: Record<string, string> | undefined
   workspace?: string | undefined
+  /** names of stored secrets, installed as files under /run/berth/secrets/ on every start */
+  secrets?: string[] | undefined
   op?: string | undefined
 }
 
@@ -32,8 +34,19 @@ export type SessionDecorator = (row: SessionRow, model: Session) => Session
 
 export class SessionService {
   private readonly decorators: SessionDecorator[] = []
-  /** Called with a fresh container before it starts (secrets, for instance). */
+  /** Called with a fresh container before it starts. */
   readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
+  /**
+   * Called once a session's container runs (create, resume, restart, a move, a restore), before the
+   * session counts as running: secrets live on a tmpfs that every start leaves empty.
+   */
+  readonly afterStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
+  /** Called before a command or terminal attaches to a session (an auto-paused one resumes here). */
+  readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called once a session finished and its container is gone (pause artefacts are removed here). */
+  readonly afterFinish: Array<(row: SessionRow) => Promise<void>> = []
+  /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
+  readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
 
   constructor(
     private readonly sessions: SessionsRepo,
@@ -71,6 +84,13 @@ export class SessionService {
     return this.toModel(this.resolve(ref))
   }
 
+  /** show(), after the beforeShow hooks refreshed what they keep (what `berth session show` calls). */
+  async showLive(ref: string): Promise<Session> {
+    const row = this.resolve(ref)
+    await Promise.all(this.beforeShow.map((h) => h(row).catch(() => undefined)))
+    return this.show(row.id)
+  }
+
   /** Engines to take an image from, the local one first. */
   candidates(): Engine[] {
     return this.servers.list().map((s) => this.engines.get(s.name))
@@ -99,7 +119,7 @@ export class SessionService {
       containerId: null,
       route,
       env: input.env ?? {},
-      secrets: [],
+      secrets: input.secrets ?? [],
       workspace,
       createdAt: at,
       updatedAt: at,
@@ -121,12 +141,13 @@ export class SessionService {
       progress.stage('create', `creating the container on ${serverName}`)
       await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
       const container = await engine.docker.createContainer(
-        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId }),
+        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId, secrets: row.secrets.length > 0 }),
       )
       containerId = container.id
       this.sessions.patch(id, { containerId }, nowIso())
       for (const hook of this.beforeStart) await hook({ ...row, containerId }, engine, containerId)
       await container.start()
+      await this.runAfterStart({ ...row, containerId }, engine, containerId)
       if (workspace) {
         progress.stage('workspace', `cloning ${workspace.dir} into /workspace`)
         await cloneIntoSession(engine.docker, containerId, workspace)
@@ -141,6 +162,11 @@ export class SessionService {
       if (e instanceof BerthError) throw e
       throw new BerthError('internal', `could not create the session: ${reason}`)
     }
+  }
+
+  /** Every verb that starts a session's container calls this before the session counts as running. */
+  async runAfterStart(row: SessionRow, engine: Engine, containerId: string): Promise<void> {
+    for (const hook of this.afterStart) await hook(row, engine, containerId)
   }
 
   async finish(ref: string): Promise<Session> {
@@ -160,38 +186,48 @@ export class SessionService {
       this.lifecycle.transition(row.id, { from: ['finishing'], to: 'failed', verb: 'finish', patch: { failure: `finish did not complete: ${reason}` } })
       throw e
     }
-    return this.lifecycle.transition(row.id, {
+    const finished = this.lifecycle.transition(row.id, {
       from: ['finishing'],
       to: 'finished',
       verb: 'finish',
       patch: { finishedAt: nowIso(), containerId: null, mode: null, pausedBy: null },
     })
+    for (const hook of this.afterFinish) await hook(finished).catch(() => undefined)
+    return finished
   }
 
   /** Opens a command stream in a running session. */
   async openExec(ref: string, opts: ExecOptions, owner: StreamOwner): Promise<{ streamId: string }> {
-    const row = this.resolve(ref)
+    let row = this.resolve(ref)
+    if (this.beforeAttach.length) {
+      for (const hook of this.beforeAttach) await hook(row)
+      row = this.resolve(row.id)
+    }
     if (row.state !== 'running' || !row.containerId) {
       if (row.state === 'finished') throw new BerthError('refused', `session ${row.name} finished`)
       throw new BerthError('conflict', `session ${row.name} is ${row.state}: it must be running to run a command`, { state: row.state })
     }
     const engine = this.engines.get(row.server)
     await engine.ready()
-    const streamId = this.hub.create(owner)
-    this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
-    this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
+    // An interactive terminal (tty + stdin) counts as activity when someone types in it; any other
+    // command counts as a foreground command for as long as it runs (idle auto-pause waits for it).
+    const terminal = !!opts.tty && !!opts.stdin
+    const streamId = this.hub.create(owner, { sessionId: row.id, terminal })
+    const signal = terminal ? 'terminal' : 'command'
+    this.bus.signal('activity', { sessionId: row.id, signal })
+    if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
     let handle
     try {
       handle = await startExec(engine.docker, row.containerId, opts, (fd, d) => this.hub.data(streamId, fd, d))
     } catch (e) {
-      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
       this.hub.exit(streamId, null, toErrorBody(e))
       throw e
     }
     this.hub.attach(streamId, handle)
     void handle.exit.then(({ code, dropped }) => {
-      this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
-      this.bus.signal('activity', { sessionId: row.id, signal: 'command' })
+      if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
+      this.bus.signal('activity', { sessionId: row.id, signal })
       if (dropped) {
         this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped while the command ran` })
       } else this.hub.exit(streamId, code)

@@ -2,6 +2,8 @@
 // records which ran. Never edit a released step: add a new one. Each domain owns a range of
 // versions (1-9 foundation, 10-19 pause and meter, 20-29 snapshots and workspace, 30-39 routes,
 // 40-49 desktop) so work on several domains can land in any order.
+import { snapshotMigrations } from './migrations-snapshots'
+
 export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 1,
@@ -86,4 +88,52 @@ export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  // 10-19: pause and meter (issue 3)
+  {
+    version: 10,
+    sql: `
+      -- one row per pause: what it kept and where, so a crash, a dropped connection or a later
+      -- resume/move can find the artefacts and the server-side job again
+      CREATE TABLE pauses (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        snapshot TEXT NOT NULL,
+        server TEXT NOT NULL,
+        container_id TEXT NOT NULL,
+        requested TEXT NOT NULL,
+        mode TEXT,
+        paused_by TEXT NOT NULL,
+        job TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running','paused','durable','failed','resumed')),
+        checkpoint TEXT,
+        image TEXT,
+        bytes INTEGER NOT NULL DEFAULT 0,
+        fallback TEXT,
+        failure TEXT,
+        detail TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        durable_at TEXT,
+        resumed_at TEXT,
+        removed_at TEXT,
+        PRIMARY KEY (session_id, seq)
+      );
+      CREATE INDEX pauses_status ON pauses(status);
+      -- the meter's running totals per session (samples stay in meter_samples)
+      CREATE TABLE meter_totals (
+        session_id TEXT PRIMARY KEY,
+        cpu_seconds REAL NOT NULL DEFAULT 0,
+        cpu_raw REAL,
+        running_seconds REAL NOT NULL DEFAULT 0,
+        cost REAL NOT NULL DEFAULT 0,
+        peak_memory INTEGER NOT NULL DEFAULT 0,
+        memory INTEGER NOT NULL DEFAULT 0,
+        disk INTEGER NOT NULL DEFAULT 0,
+        cpu_percent REAL NOT NULL DEFAULT 0,
+        samples INTEGER NOT NULL DEFAULT 0,
+        sampled_at TEXT,
+        running_since TEXT
+      );
+    `,
+  },
+  ...snapshotMigrations,
 ]

@@ -25,6 +25,10 @@ export interface StreamSource {
 
 interface Entry {
   owner: StreamOwner
+  /** the session the stream runs in, so a pause can detach the session's streams */
+  sessionId: string | undefined
+  /** a terminal (tty) stream: its input counts as a person typing */
+  terminal: boolean
   source: StreamSource | undefined
   unacked: number
   paused: boolean
@@ -34,12 +38,51 @@ interface Entry {
 
 export class StreamHub {
   private readonly streams = new Map<string, Entry>()
+  private readonly inputListeners = new Set<(sessionId: string, terminal: boolean) => void>()
 
   /** Registers a stream before its source exists, so early output can be routed. */
-  create(owner: StreamOwner): string {
+  create(owner: StreamOwner, session?: { sessionId: string; terminal?: boolean }): string {
     const id = randomBytes(8).toString('hex')
-    this.streams.set(id, { owner, source: undefined, unacked: 0, paused: false, pending: [], closed: false })
+    this.streams.set(id, {
+      owner,
+      sessionId: session?.sessionId,
+      terminal: !!session?.terminal,
+      source: undefined,
+      unacked: 0,
+      paused: false,
+      pending: [],
+      closed: false,
+    })
     return id
+  }
+
+  /** Called with the session whenever a client sends input to one of its streams (idle tracking). */
+  onInput(listener: (sessionId: string, terminal: boolean) => void): () => void {
+    this.inputListeners.add(listener)
+    return () => this.inputListeners.delete(listener)
+  }
+
+  /**
+   * Detaches every stream of a session (before a checkpoint: exec sessions live outside the
+   * container's state). Their owners get stream.exit with the reason; views (tmux) are unaffected.
+   */
+  closeSession(sessionId: string, reason: string): number {
+    let n = 0
+    for (const [id, e] of this.streams) {
+      if (e.sessionId !== sessionId) continue
+      this.streams.delete(id)
+      e.closed = true
+      e.source?.close()
+      e.owner.send('stream.exit', { streamId: id, exitCode: null, error: reason, errorCode: 'conflict' })
+      n++
+    }
+    return n
+  }
+
+  countOfSession(sessionId: string): number {
+    let n = 0
+    for (const e of this.streams.values()) if (e.sessionId === sessionId) n++
+    return n
   }
 
   attach(id: string, source: StreamSource): void {
@@ -78,6 +121,7 @@ export class StreamHub {
     const e = this.own(owner, id)
     if (data && data.length) e.source?.write(data)
     if (eof) e.source?.end()
+    if (e.sessionId && data && data.length) for (const l of this.inputListeners) l(e.sessionId, e.terminal)
   }
 
   resize(owner: StreamOwner, id: string, cols: number, rows: number): void {

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto'
+import type { PauseResult, ResumeResult } from '../../shared/contract'
+import { exitCodeFor } from '../../shared/errors'
+import type { EventRecord } from '../../shared/models'
+import type { ControlClient } from '../client'
+import { bool, str, type Command } from '../command'
+import { printJson, printTable, progressPrinter, UsageError } from '../output'
+
+const PAUSE_USAGE = 'berth pause ID [--wait] [--no-memory] [--json]  |  berth pause --all [--wait] [--json]'
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+
+export function describePause(name: string, r: PauseResult): string {
+  if (!r.paused) return `session ${name} is already paused`
+  const kept = r.mode === 'memory' ? 'memory and files kept' : r.mode === 'frozen' ? 'frozen in memory on its server, files committed' : 'files kept; it will cold-boot'
+  const lines = [`session ${name} paused (${r.mode}: ${kept}) in ${secs(r.ms)}, ${r.durable ? 'durable' : 'becoming durable in the background'}; snapshot ${r.snapshot}`]
+  if (r.fallback) lines.push(`  not paused with memory: ${r.fallback}`)
+  return lines.join('\n')
+}
+
+export function describeResume(name: string, r: ResumeResult): string {
+  if (!r.resumed) return `session ${name} is already running`
+  const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
+  return `session ${name} resumed (${how}) in ${secs(r.ms)}${r.fallback ? `\n  memory did not come back: ${r.fallback}` : ''}`
+}
+
+async function withProgress(io: { json: boolean; client(): Promise<ControlClient> }): Promise<{ c: ControlClient; op: string }> {
+  const c = await io.client()
+  const op = randomBytes(6).toString('hex')
+  if (!io.json) {
+    await c.call('events.subscribe', { names: ['progress'] })
+    const print = progressPrinter()
+    c.on('progress', (pr) => pr.op === op && !pr.done && print(pr))
+  }
+  return { c, op }
+}
+
+export const pauseCommands: Command[] = [
+  {
+    path: ['pause'],
+    usage: PAUSE_USAGE,
+    summary: 'pause a session (with its memory when the server can), or every running session with --all',
+    options: { wait: { type: 'boolean' }, 'no-memory': { type: 'boolean' }, all: { type: 'boolean' } },
+    positionals: [0, 1],
+    async run(p, io) {
+      const all = bool(p, 'all')
+      const id = p.positionals[0]
+      if (all && id) throw new UsageError('pass either an ID or --all, not both', PAUSE_USAGE)
+      if (!all && !id) throw new UsageError('missing the session to pause (an ID, or --all)', PAUSE_USAGE)
+      const { c, op } = await withProgress(io)
+      const memory = bool(p, 'no-memory') ? false : undefined
+      if (!all) {
+        const r = await c.call('session.pause', { id: id!, wait: bool(p, 'wait'), memory, op })
+        if (io.json) printJson(r)
+        else process.stdout.write(describePause(id!, r) + '\n')
+        return 0
+      }
+      const r = await c.call('session.pauseAll', { wait: bool(p, 'wait'), memory, op })
+      const failed = r.results.filter((x) => x.error)
+      if (io.json) printJson(r)
+      else if (r.results.length === 0) process.stdout.write('no running sessions to pause\n')
+      else {
+        printTable(
+          r.results.map((x) => [
+            x.id,
+            x.name,
+            x.server,
+            x.error ? `failed: ${x.error.message}` : x.result?.paused ? `paused (${x.result.mode}${x.result.durable ? ', durable' : ''})` : 'already paused',
+          ]),
+          ['ID', 'NAME', 'SERVER', 'RESULT'],
+        )
+      }
+      if (failed.length) {
+        if (!io.json) process.stderr.write(`berth: ${failed.length} of ${r.results.length} sessions could not be paused\n`)
+        return Math.max(...failed.map((x) => exitCodeFor(x.error!.code)), 1)
+      }
+      return 0
+    },
+  },
+  {
+    path: ['resume'],
+    usage: 'berth resume ID [--json]',
+    summary: 'resume a paused session on its server',
+    positionals: [1, 1],
+    async run(p, io) {
+      const { c, op } = await withProgress(io)
+      const r = await c.call('session.resume', { id: p.positionals[0]!, op })
+      if (io.json) printJson(r)
+      else process.stdout.write(describeResume(p.positionals[0]!, r) + '\n')
+      return 0
+    },
+  },
+  {
+    path: ['session', 'set'],
+    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--json]',
+    summary: 'change when a session pauses itself: its idle time, and whether auto-pause and the "marked" sleep policy apply',
+    options: { idle: { type: 'string' }, 'auto-pause': { type: 'string' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const usage = this.usage
+      const idle = str(p, 'idle')
+      const auto = str(p, 'auto-pause')
+      if (idle === undefined && auto === undefined) throw new UsageError('nothing to set: pass --idle or --auto-pause', usage)
+      let idleAfterSeconds: number | null | undefined
+      if (idle !== undefined) {
+        if (idle === 'default') idleAfterSeconds = null
+        else if (idle === 'off') idleAfterSeconds = 0
+        else if (/^\d+$/.test(idle)) idleAfterSeconds = Number(idle)
+        else throw new UsageError(`not an idle time: ${idle} (seconds, default or off)`, usage)
+      }
+      if (auto !== undefined && auto !== 'on' && auto !== 'off') throw new UsageError(`--auto-pause takes on or off, not ${auto}`, usage)
+      const s = await (await io.client()).call('session.configure', {
+        id: p.positionals[0]!,
+        idleAfterSeconds,
+        autoPause: auto === undefined ? undefined : auto === 'on',
+      })
+      if (io.json) printJson(s)
+      else process.stdout.write(`session ${s.name}: ${s.activity?.status ?? 'updated'}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['session', 'events'],
+    usage: 'berth session events ID [--limit N] [--json]',
+    summary: "a session's events log: every state change and what happened, oldest first",
+    options: { limit: { type: 'string' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const limit = str(p, 'limit')
+      if (limit !== undefined && !/^\d+$/.test(limit)) throw new UsageError(`not a number: ${limit}`, this.usage)
+      const list = await (await io.client()).call('session.events', { id: p.positionals[0]!, limit: limit ? Number(limit) : undefined })
+      if (io.json) printJson(list)
+      else printTable(list.map((e: EventRecord) => [e.at, e.kind, e.from && e.to ? `${e.from} -> ${e.to}` : '', summarize(e.detail)]), ['AT', 'KIND', 'STATE', 'DETAIL'])
+      return 0
+    },
+  },
+  {
+    path: ['server', 'checkpoint'],
+    usage: 'berth server checkpoint NAME auto|fast|docker|off [--json]',
+    summary: 'choose how a server keeps memory on pause (off: pauses freeze instead)',
+    positionals: [2, 2],
+    async run(p, io) {
+      const [name, how] = p.positionals as [string, string]
+      if (!['auto', 'fast', 'docker', 'off'].includes(how)) throw new UsageError(`not a checkpoint setting: ${how}`, this.usage)
+      const s = await (await io.client()).call('server.setCheckpoint', { name, checkpoint: how as 'auto' | 'fast' | 'docker' | 'off' })
+      if (io.json) printJson(s)
+      else process.stdout.write(`server ${s.name}: memory checkpoints ${how === 'off' ? 'off (pauses freeze instead)' : how}\n`)
+      return 0
+    },
+  },
+]
+
+function summarize(detail: Record<string, unknown>): string {
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(detail)) {
+    if (v === null || v === undefined || k === 'stages') continue
+    parts.push(`${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  }
+  return parts.join(' ').slice(0, 200)
+}
+

@@ -1,0 +1,52 @@
+import type { Command } from '../command'
+import { printJson, printTable, UsageError } from '../output'
+
+async function readStdin(): Promise<Buffer> {
+  if (process.stdin.isTTY) process.stderr.write('type the value, then Ctrl-D:\n')
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
+
+export const secretCommands: Command[] = [
+  {
+    path: ['secret', 'set'],
+    usage: 'berth secret set NAME [--json]   (the value comes from stdin)',
+    summary: 'store a secret; sessions created with --secret NAME get it as /run/berth/secrets/NAME',
+    positionals: [1, 1],
+    async run(p, io) {
+      const value = await readStdin()
+      if (value.length === 0) throw new UsageError('the secret is empty: pass its value on stdin', 'berth secret set NAME < FILE')
+      if (value.length > 64 * 1024) throw new UsageError('the secret is larger than 64 KiB', 'berth secret set NAME < FILE')
+      const r = await (await io.client()).call('secret.set', { name: p.positionals[0]!, valueBase64: value.toString('base64') })
+      if (io.json) printJson(r)
+      else process.stdout.write(`secret ${r.name} ${r.created ? 'stored' : 'updated'}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['secret', 'ls'],
+    usage: 'berth secret ls [--json]',
+    summary: 'names of stored secrets (never their values)',
+    positionals: [0, 0],
+    async run(_p, io) {
+      const list = await (await io.client()).call('secret.list', {})
+      if (io.json) printJson(list)
+      else if (list.length === 0) process.stdout.write('no secrets: berth secret set NAME < FILE\n')
+      else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+      return 0
+    },
+  },
+  {
+    path: ['secret', 'rm'],
+    usage: 'berth secret rm NAME [--json]',
+    summary: 'forget a secret (sessions that have it keep it until their next start)',
+    positionals: [1, 1],
+    async run(p, io) {
+      const r = await (await io.client()).call('secret.remove', { name: p.positionals[0]! })
+      if (io.json) printJson(r)
+      else process.stdout.write(r.removed ? `secret ${p.positionals[0]} removed\n` : `no secret named ${p.positionals[0]}\n`)
+      return 0
+    },
+  },
+]

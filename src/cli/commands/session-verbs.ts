@@ -1,0 +1,84 @@
+// Verbs that remake a session's container: fork, rewind, restart; and the stale clean-up list.
+import { str, strs, type Command } from '../command'
+import { printJson, printTable, UsageError } from '../output'
+import { followProgress } from '../progress'
+import { age, parseEnv, stateLabel } from './session'
+
+const FORK_USAGE = 'berth fork ID [--name N] [--count K] [--json]'
+const RESTART_USAGE = 'berth restart ID [--env K=V]... [--json]'
+
+export const sessionVerbCommands: Command[] = [
+  {
+    path: ['fork'],
+    usage: FORK_USAGE,
+    summary: 'K independent sessions from one capture of a session (each succeeds or fails on its own)',
+    options: { name: { type: 'string' }, count: { type: 'string', short: 'k' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const raw = str(p, 'count')
+      const count = raw === undefined ? undefined : Number(raw)
+      if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 16)) throw new UsageError(`not a fork count: ${raw} (1 to 16)`, FORK_USAGE)
+      const c = await io.client()
+      const op = await followProgress(c, io.json)
+      const r = await c.call('session.fork', { id: p.positionals[0]!, name: str(p, 'name'), count, op })
+      if (io.json) printJson(r)
+      else {
+        process.stdout.write(`captured ${r.capture.id} (${r.capture.kind})\n`)
+        for (const f of r.forks) {
+          if (f.ok) process.stdout.write(`fork ${f.index}: ${f.session.id} ${f.session.name} running${f.memory ? ' with memory' : r.capture.kind === 'memory+disk' ? ` from disk (${f.note})` : ''}\n`)
+          else process.stdout.write(`fork ${f.index}: failed: ${f.error.message}\n`)
+        }
+      }
+      return r.failed > 0 ? 1 : 0
+    },
+  },
+  {
+    path: ['rewind'],
+    usage: 'berth rewind ID --to SNAPSHOT [--json]',
+    summary: 'bring a session back to an earlier snapshot of its own (its current state is kept as a snapshot first)',
+    options: { to: { type: 'string' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const to = str(p, 'to')
+      if (!to) throw new UsageError('missing --to SNAPSHOT', 'berth rewind ID --to SNAPSHOT [--json]')
+      const c = await io.client()
+      const op = await followProgress(c, io.json)
+      const r = await c.call('session.rewind', { id: p.positionals[0]!, to, op })
+      if (io.json) printJson(r)
+      else process.stdout.write(`${r.session.name} is back at ${r.to.id}; its state before the rewind is kept as ${r.kept.id}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['restart'],
+    usage: RESTART_USAGE,
+    summary: 'recreate the container with the session env; id, files, views and route stay; processes stop',
+    options: { env: { type: 'string', short: 'e', multiple: true } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const env = parseEnv(strs(p, 'env'), RESTART_USAGE)
+      const c = await io.client()
+      const op = await followProgress(c, io.json)
+      const s = await c.call('session.restart', { id: p.positionals[0]!, env: Object.keys(env).length ? env : undefined, op })
+      if (io.json) printJson(s)
+      else process.stdout.write(`session ${s.name} restarted\n`)
+      return 0
+    },
+  },
+  {
+    path: ['session', 'stale'],
+    usage: 'berth session stale [--json]',
+    summary: 'paused sessions older than the staleAfterDays setting, for you to clean up (Berth never deletes them)',
+    positionals: [0, 0],
+    async run(_p, io) {
+      const r = await (await io.client()).call('session.stale', {})
+      if (io.json) printJson(r)
+      else if (r.sessions.length === 0) process.stdout.write(`no session has been paused for more than ${r.days} days\n`)
+      else {
+        printTable(r.sessions.map((s) => [s.id, s.name, s.server, stateLabel(s), age(s.updatedAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'PAUSED FOR'])
+        process.stdout.write(`finish the ones you no longer need: berth finish ID (save first: berth save ID)\n`)
+      }
+      return 0
+    },
+  },
+]

@@ -1,0 +1,130 @@
+import type { Snapshot } from '../../shared/models'
+import { bool, str, type Command } from '../command'
+import { humanBytes, printFields, printJson, printTable, UsageError } from '../output'
+import { followProgress } from '../progress'
+import { age } from './session'
+
+function showSnapshot(s: Snapshot): void {
+  printFields([
+    ['id', s.id],
+    ['kind', s.kind],
+    ['reason', s.reason],
+    ['size', humanBytes(s.sizeBytes)],
+    ['server', s.server],
+    ['session', s.sessionId ? `${s.sessionId}${s.sessionName ? ` (${s.sessionName})` : ''}` : '-'],
+    ['parent', s.parentSnapshot ?? '-'],
+    ['created', s.createdAt],
+    ['automatic', s.auto ? 'yes' : 'no'],
+    ['pinned', s.pinned ? 'yes (a fork, a rewind or a session made from it depends on it)' : 'no'],
+    ['test restore', s.testRestored ? 'done' : 'not yet'],
+  ])
+}
+
+const LS_USAGE = 'berth snapshot ls [--session ID] [--server NAME] [--name NAME] [--auto|--named] [--limit N] [--next TOKEN] [--json]'
+
+export const snapshotCommands: Command[] = [
+  {
+    path: ['snapshot', 'create'],
+    usage: 'berth snapshot create ID [--name NAME] [--json]',
+    summary: 'snapshot a running or paused session (NAME:vN; the version grows with each snapshot of that name)',
+    options: { name: { type: 'string' } },
+    positionals: [1, 1],
+    async run(p, io) {
+      const c = await io.client()
+      const op = await followProgress(c, io.json)
+      const s = await c.call('snapshot.create', { id: p.positionals[0]!, name: str(p, 'name'), op })
+      if (io.json) printJson(s)
+      else process.stdout.write(`${s.id}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['snapshot', 'ls'],
+    usage: LS_USAGE,
+    summary: 'list snapshots, newest first, a page at a time',
+    options: {
+      session: { type: 'string' },
+      server: { type: 'string' },
+      name: { type: 'string' },
+      auto: { type: 'boolean' },
+      named: { type: 'boolean' },
+      limit: { type: 'string' },
+      next: { type: 'string' },
+    },
+    positionals: [0, 0],
+    async run(p, io) {
+      const rawLimit = str(p, 'limit')
+      const limit = rawLimit === undefined ? undefined : Number(rawLimit)
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) throw new UsageError(`not a page size: ${rawLimit} (1 to 500)`, LS_USAGE)
+      if (bool(p, 'auto') && bool(p, 'named')) throw new UsageError('give --auto or --named, not both', LS_USAGE)
+      const auto = bool(p, 'auto') ? true : bool(p, 'named') ? false : undefined
+      const page = await (await io.client()).call('snapshot.list', {
+        session: str(p, 'session'),
+        server: str(p, 'server'),
+        name: str(p, 'name'),
+        auto,
+        limit,
+        next: str(p, 'next'),
+      })
+      if (io.json) {
+        printJson(page)
+        return 0
+      }
+      if (page.items.length === 0) process.stdout.write('no snapshots: berth snapshot create ID --name NAME\n')
+      else
+        printTable(
+          page.items.map((s) => [
+            s.id,
+            s.kind,
+            humanBytes(s.sizeBytes),
+            s.server,
+            s.sessionName ?? s.sessionId ?? '-',
+            s.parentSnapshot ?? '-',
+            age(s.createdAt),
+            [s.auto ? 'auto' : '', s.pinned ? 'pinned' : '', s.testRestored ? 'tested' : ''].filter(Boolean).join(',') || '-',
+          ]),
+          ['ID', 'KIND', 'SIZE', 'SERVER', 'SESSION', 'PARENT', 'AGE', 'FLAGS'],
+        )
+      if (page.next) process.stdout.write(`more: berth snapshot ls --next ${page.next}${rawLimit ? ` --limit ${rawLimit}` : ''}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['snapshot', 'show'],
+    usage: 'berth snapshot show SNAPSHOT [--json]',
+    summary: 'show one snapshot (NAME:vN, or NAME for its newest version)',
+    positionals: [1, 1],
+    async run(p, io) {
+      const s = await (await io.client()).call('snapshot.show', { id: p.positionals[0]! })
+      if (io.json) printJson(s)
+      else showSnapshot(s)
+      return 0
+    },
+  },
+  {
+    path: ['snapshot', 'rm'],
+    usage: 'berth snapshot rm SNAPSHOT [--json]',
+    summary: 'delete a snapshot and what it holds on its server',
+    positionals: [1, 1],
+    async run(p, io) {
+      const r = await (await io.client()).call('snapshot.remove', { id: p.positionals[0]! })
+      if (io.json) printJson({ deleted: r.deleted })
+      else process.stdout.write(r.deleted ? `snapshot ${r.id} deleted\n` : `no snapshot ${p.positionals[0]}\n`)
+      return 0
+    },
+  },
+  {
+    path: ['snapshot', 'test'],
+    usage: 'berth snapshot test SNAPSHOT [--json]',
+    summary: 'restore a snapshot into a throwaway container to prove it restores',
+    positionals: [1, 1],
+    async run(p, io) {
+      const c = await io.client()
+      const op = await followProgress(c, io.json)
+      const r = await c.call('snapshot.test', { id: p.positionals[0]!, op })
+      if (io.json) printJson(r)
+      else process.stdout.write(`${r.snapshot.id} restores${r.snapshot.kind === 'memory+disk' ? (r.memory ? ' with its memory' : ` from disk only: ${r.note}`) : ''} (${Math.round(r.ms)} ms)\n`)
+      return 0
+    },
+  },
+]

@@ -1,0 +1,175 @@
+// The checkpoint primitive: a container's memory on its server's disk, in Docker's own layout, so
+// `docker start --checkpoint NAME` restores it. Pause uses it (as part of its server-side job, see
+// server-script.ts); move, fork and rewind use it through this API.
+//
+//   support(server)                 can this server checkpoint, and by which method ('fast': CRIU
+//                                   through containerd's own client, images written straight to
+//                                   disk; 'docker': Docker's checkpoint API), or why not
+//   create(server, container, name) dump the container's memory and stop it; verified (Docker's
+//                                   "already exists" error is never trusted alone), fsync'd
+//   verify(server, container, name) the checkpoint's location if it is complete, else null
+//   locate(server, container, name) where its files are: `paths` (folders) and their `bytes`;
+//                                   dataRoot/containers/<id>/checkpoints/<name> always, plus
+//                                   dataRoot/containers/<id>/berth/pages-<name> for the 'split'
+//                                   layout (the memory pages, linked from the checkpoint folder)
+//   restore(server, container, name) docker start --checkpoint, then checks the container really
+//                                   runs (restored: 'memory'); a failed restore falls back to a
+//                                   cold boot from disk and says so (restored: 'disk', fallback)
+//   remove(server, container, name) deletes the checkpoint's folders
+//
+// To carry a checkpoint to another server (issue 4): locate it on the source, create the target
+// container, copy every path of `paths` to the same place under the target's
+// <dataRoot>/containers/<target id>/ (keeping relative symlinks of the split layout pointing at the
+// target's own pages folder: or copy with `layout: 'docker'`, the pages put back in the folder),
+// then restore on the target.
+import { BerthError } from '../../../shared/errors'
+import type { EngineRegistry } from '../engines/engine-registry'
+import type { ServersRepo } from '../store/servers-repo'
+import { ServerRunner, type JobOutcome } from './server-runner'
+
+export type CheckpointMethod = 'fast' | 'docker'
+/** What a server's `checkpoint` option says: off, a forced method, or (absent) the best one found. */
+export type CheckpointSetting = 'auto' | 'off' | CheckpointMethod
+
+export interface CheckpointSupport {
+  memory: boolean
+  method: CheckpointMethod | null
+  /** why memory checkpoints are not available, or why the slower method is used */
+  reason: string | null
+}
+
+export interface CheckpointLocation {
+  server: string
+  containerId: string
+  name: string
+  dataRoot: string
+  layout: 'split' | 'docker'
+  paths: string[]
+  bytes: number
+}
+
+export interface RestoreOutcome {
+  restored: 'memory' | 'disk'
+  fallback: string | null
+}
+
+export function checkpointSetting(options: Record<string, unknown>): CheckpointSetting {
+  const v = options.checkpoint
+  if (v === false || v === 'off') return 'off'
+  if (v === 'fast' || v === 'docker') return v
+  return 'auto'
+}
+
+export class Checkpoints {
+  private readonly runners = new Map<string, ServerRunner>()
+  private readonly probes = new Map<string, Promise<{ root: boolean; ctr: boolean }>>()
+
+  constructor(
+    private readonly engines: EngineRegistry,
+    private readonly servers: ServersRepo,
+    private readonly homeId: string,
+  ) {}
+
+  /** The server script's runner for a server (one per engine, so the script is installed once). */
+  runner(server: string): ServerRunner {
+    const engine = this.engines.get(server)
+    let r = this.runners.get(server)
+    if (!r || r.engine !== engine) {
+      r = new ServerRunner(engine, this.homeId)
+      this.runners.set(server, r)
+    }
+    return r
+  }
+
+  /** Forgets what was learnt about a server (its options changed, or it was re-added). */
+  invalidate(server: string): void {
+    this.probes.delete(server)
+    this.runners.delete(server)
+  }
+
+  private probe(server: string): Promise<{ root: boolean; ctr: boolean }> {
+    let p = this.probes.get(server)
+    if (!p) {
+      p = this.runner(server)
+        .fields(['probe'], 'probing checkpoint support')
+        .then((f) => ({ root: f.get('root')?.[0] === 'yes', ctr: f.get('ctr')?.[0] === 'yes' }))
+      p.catch(() => this.probes.delete(server))
+      this.probes.set(server, p)
+    }
+    return p
+  }
+
+  async support(server: string): Promise<CheckpointSupport> {
+    const row = this.engines.row(server)
+    const setting = checkpointSetting(row.options)
+    if (setting === 'off') {
+      return { memory: false, method: null, reason: `memory checkpoints are turned off for server ${server}` }
+    }
+    const engine = this.engines.get(server)
+    const facts = await engine.facts()
+    if (!facts.experimental) {
+      return { memory: false, method: null, reason: `the Docker engine on ${server} does not run in experimental mode, which checkpoints need` }
+    }
+    if (facts.os && /docker desktop/i.test(facts.os)) {
+      return { memory: false, method: null, reason: `Docker Desktop on ${server} cannot checkpoint containers (no CRIU)` }
+    }
+    if (setting === 'docker') return { memory: true, method: 'docker', reason: null }
+    const probe = await this.probe(server).catch(() => ({ root: false, ctr: false }))
+    if (probe.root && probe.ctr) return { memory: true, method: 'fast', reason: null }
+    const why = !probe.root ? 'no root helper could be started' : 'containerd\'s client (ctr) is not installed'
+    return { memory: true, method: 'docker', reason: `using Docker's slower checkpoint path on ${server}: ${why}` }
+  }
+
+  async create(server: string, containerId: string, name: string, method?: CheckpointMethod): Promise<CheckpointLocation> {
+    const support = await this.support(server)
+    if (!support.memory) throw new BerthError('refused', support.reason ?? `server ${server} cannot checkpoint`)
+    await this.runner(server).fields(['checkpoint-create', containerId, name, method ?? support.method ?? 'docker'], 'the checkpoint')
+    return await this.locate(server, containerId, name)
+  }
+
+  async verify(server: string, containerId: string, name: string): Promise<CheckpointLocation | null> {
+    const r = await this.runner(server).run(['checkpoint-info', containerId, name])
+    if (r.code !== 0) return null
+    return parseLocation(server, name, r.stdout)
+  }
+
+  async locate(server: string, containerId: string, name: string): Promise<CheckpointLocation> {
+    const loc = await this.verify(server, containerId, name)
+    if (!loc) throw new BerthError('not_found', `checkpoint not found: ${name} of container ${containerId.slice(0, 12)} on ${server}`)
+    return loc
+  }
+
+  async restore(server: string, containerId: string, name: string): Promise<RestoreOutcome> {
+    const job = `restore-${containerId.slice(0, 12)}-${name}-${Date.now().toString(36)}`
+    const o = await this.runner(server).start(job, ['resume', containerId, 'memory', name], () => undefined)
+    return restoreOutcome(server, o)
+  }
+
+  async remove(server: string, containerId: string, name: string): Promise<boolean> {
+    const f = await this.runner(server).fields(['checkpoint-remove', containerId, name], 'removing the checkpoint')
+    return f.get('removed')?.[0] === '1'
+  }
+}
+
+export function restoreOutcome(server: string, o: JobOutcome): RestoreOutcome {
+  if (!o.followed) throw new BerthError('unreachable', `lost the connection to ${server} during the restore: ${o.reason ?? ''}`)
+  if (o.rc !== 0 || !o.result) throw new BerthError('internal', `the restore failed on ${server}: ${o.error ?? o.gone ?? `exit ${o.rc}`}`)
+  const mode = o.result.mode
+  const fallback = typeof o.result.fallback === 'string' && o.result.fallback ? o.result.fallback : null
+  return { restored: mode === 'memory' ? 'memory' : 'disk', fallback }
+}
+
+function parseLocation(server: string, name: string, out: string): CheckpointLocation | null {
+  const loc: CheckpointLocation = { server, containerId: '', name, dataRoot: '', layout: 'docker', paths: [], bytes: 0 }
+  for (const line of out.split('\n')) {
+    const sp = line.indexOf(' ')
+    const k = line.slice(0, sp)
+    const v = line.slice(sp + 1)
+    if (k === 'container') loc.containerId = v
+    else if (k === 'root') loc.dataRoot = v
+    else if (k === 'layout') loc.layout = v === 'split' ? 'split' : 'docker'
+    else if (k === 'path') loc.paths.push(v)
+    else if (k === 'bytes') loc.bytes = Number(v) || 0
+  }
+  return loc.paths.length ? loc : null
+}

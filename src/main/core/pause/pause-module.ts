@@ -1,0 +1,81 @@
+// Plugs pause and resume into the core: the calls, the recovery of interrupted pauses and resumes,
+// the reconciliation on the next contact with a server, and the hooks other verbs go through.
+import { BerthError } from '../../../shared/errors'
+import type { Core } from '../core'
+import { Checkpoints } from '../checkpoints/checkpoints'
+import { LIVE } from '../sessions/lifecycle'
+import { PausesRepo } from '../store/pauses-repo'
+import { PauseService } from './pause-service'
+
+export function installPause(core: Core): PauseService {
+  const pauses = new PausesRepo(core.db)
+  const checkpoints = new Checkpoints(core.engines, core.servers, core.homeId)
+  const service = new PauseService({
+    sessionsRepo: core.sessionsRepo,
+    sessions: core.sessions,
+    lifecycle: core.lifecycle,
+    engines: core.engines,
+    hub: core.hub,
+    bus: core.bus,
+    pauses,
+    checkpoints,
+  })
+
+  core.recovery.register('pausing', (row) => service.reconcile(row))
+  core.recovery.register('resuming', (row) => service.reconcile(row))
+
+  // An auto-paused session (idle, sleep policy) resumes when someone attaches to it.
+  core.sessions.beforeAttach.push(async (row) => {
+    if (row.state === 'paused' || row.state === 'pausing') await service.resumeIfAutoPaused(row.id, 'attach')
+  })
+  // A finished session's container took its checkpoints with it; committed images remain.
+  core.sessions.afterFinish.push(async (row) => {
+    for (const p of pauses.withArtefacts(row.id)) await service.removeArtefacts(p, true)
+  })
+
+  let unsubscribe: (() => void) | undefined
+  core.use(
+    {
+      start() {
+        // the next contact with a server reconciles what a dropped connection left mid-way
+        unsubscribe = core.bus.onContract((name, payload) => {
+          if (name !== 'server.changed') return
+          const s = payload as { name: string; state: string }
+          if (s.state === 'connected') void service.reconcileServer(s.name).catch(() => undefined)
+        })
+        // pauses that were not durable yet when Berth stopped
+        void service.reconcileAll().catch(() => undefined)
+      },
+      stop() {
+        unsubscribe?.()
+      },
+    },
+    {
+      'session.pause': (a) => service.pause(a.id, { wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
+      'session.pauseAll': (a) => service.pauseAll({ wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
+      'session.resume': (a) => service.resume(a.id, { cause: 'user', op: a.op }),
+      'session.configure': (a) => {
+        const row = core.sessions.resolve(a.id)
+        if (row.state === 'finished') throw new BerthError('refused', `cannot configure session ${row.name}: the session finished`)
+        const patch: { idleAfterSeconds?: number | null; autoPause?: boolean } = {}
+        if (a.idleAfterSeconds !== undefined) patch.idleAfterSeconds = a.idleAfterSeconds
+        if (a.autoPause !== undefined) patch.autoPause = a.autoPause
+        const next = core.lifecycle.amend(row.id, { in: [...LIVE, 'failed'], patch, kind: 'configured', detail: patch })
+        return core.sessions.toModel(next ?? core.sessions.resolve(row.id))
+      },
+      'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),
+      'server.setCheckpoint': (a) => {
+        const row = core.engines.row(a.name)
+        const options = { ...row.options }
+        if (a.checkpoint === 'auto') delete options.checkpoint
+        else options.checkpoint = a.checkpoint === 'off' ? false : a.checkpoint
+        core.servers.update(a.name, { options })
+        checkpoints.invalidate(a.name)
+        const model = core.serverService.toModel(core.engines.row(a.name))
+        core.bus.emit('server.changed', model)
+        return model
+      },
+    },
+  )
+  return service
+}

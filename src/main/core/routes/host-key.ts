@@ -1,0 +1,40 @@
+// The gateway's host key: generated once per BERTH_HOME and kept (0600), so a client that trusted it
+// never sees a changed host key after a restart of Berth, a reboot or an upgrade.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { utils } from 'ssh2'
+import { fingerprintOf } from '../engines/known-hosts'
+
+export interface GatewayHostKey {
+  /** OpenSSH private key text, as ssh2's Server takes it */
+  privateKey: string
+  /** "ssh-ed25519 AAAA..." */
+  publicKey: string
+  fingerprint: string
+}
+
+/** $BERTH_HOME/ssh: the gateway's key, the pinned known_hosts entry and the generated ssh config. */
+export function routesDir(home: string): string {
+  const dir = join(home, 'ssh')
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  return dir
+}
+
+export function loadOrCreateHostKey(home: string): GatewayHostKey {
+  const file = join(routesDir(home), 'gateway_host_ed25519_key')
+  if (!existsSync(file)) {
+    const pair = utils.generateKeyPairSync('ed25519', { comment: 'berth-gateway' })
+    const tmp = `${file}.tmp-${process.pid}`
+    writeFileSync(tmp, pair.private, { mode: 0o600 })
+    writeFileSync(`${file}.pub`, pair.public + '\n', { mode: 0o644 })
+    renameSync(tmp, file)
+  }
+  // a key someone else could read is a key someone else could impersonate the gateway with
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+  const privateKey = readFileSync(file, 'utf8')
+  const parsed = utils.parseKey(privateKey)
+  const key = Array.isArray(parsed) ? parsed[0] : parsed
+  if (!key || key instanceof Error) throw new Error(`the gateway host key ${file} is unreadable: ${(key as Error | undefined)?.message ?? 'no key'}`)
+  const blob = key.getPublicSSH()
+  return { privateKey, publicKey: `${key.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) }
+}

@@ -1,0 +1,229 @@
+// The routes domain plugged into the core: the ssh gateway and the preview proxy started with the
+// core (ports from settings, the next free one if taken), the route's ssh line and previews on
+// every Session, and the ssh config file kept current as sessions come and go.
+import { join } from 'node:path'
+import type { Session } from '../../../shared/models'
+import type { EventName, EventPayload } from '../../../shared/contract'
+import type { Settings } from '../../../shared/settings'
+import type { Handlers } from '../api'
+import type { Core, CoreModule } from '../core'
+import { LIVE } from '../sessions/lifecycle'
+import type { SessionRow } from '../store/sessions-repo'
+import { ActivityTap } from './activity'
+import { AgentForwarding } from './agent-forwarding'
+import { AuthorizedKeys } from './authorized-keys'
+import { ContainerPorts } from './container-ports'
+import { loadOrCreateHostKey, routesDir, type GatewayHostKey } from './host-key'
+import { listeningPorts } from './listening-ports'
+import { PreviewProxy, previewUrl } from './preview-proxy'
+import { RouteTable } from './route-table'
+import { hostAlias, includeLine, renderSshConfig, sshLine, writeAtomically } from './ssh-config'
+import { SshGateway, type GatewayLimits } from './ssh-gateway'
+
+const HOST = '127.0.0.1'
+export const HOST_KEY_ALIAS = 'berth-gateway'
+const PORTS_TIMEOUT_MS = 3000
+
+export function log(message: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${message}\n`)
+}
+
+export class RoutesModule implements CoreModule {
+  readonly table: RouteTable
+  readonly gateway: SshGateway
+  readonly preview: PreviewProxy
+  readonly keys: AuthorizedKeys
+  private readonly hostKey: GatewayHostKey
+  private readonly ports = new ContainerPorts()
+  private readonly dir: string
+  private readonly configPath: string
+  private readonly knownHostsPath: string
+  /** listening ports per session, as last read from its container */
+  private readonly previews = new Map<string, { containerId: string; ports: number[] }>()
+  private readonly containers = new Map<string, string | null>()
+  private unsubscribe: (() => void) | undefined
+  private rewriteTimer: NodeJS.Timeout | undefined
+  private requested = { gateway: 0, preview: 0 }
+  private rebinding: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly core: Core,
+    limits: Partial<GatewayLimits> = {},
+  ) {
+    const settings = () => core.settings.get()
+    this.dir = routesDir(core.options.home)
+    this.configPath = join(this.dir, 'config')
+    this.knownHostsPath = join(this.dir, 'known_hosts')
+    this.hostKey = loadOrCreateHostKey(core.options.home)
+    this.keys = new AuthorizedKeys(() => settings().authorizedKeys)
+    this.table = new RouteTable(core.sessionsRepo, core.engines, settings)
+    const activity = new ActivityTap(core.bus)
+    this.gateway = new SshGateway({
+      hostKey: this.hostKey,
+      keys: this.keys,
+      routes: this.table,
+      ports: this.ports,
+      activity,
+      agent: new AgentForwarding(),
+      settings,
+      log,
+      limits,
+    })
+    this.preview = new PreviewProxy({ routes: this.table, ports: this.ports, activity, log })
+    core.sessions.decorate((row, model) => this.decorate(row, model))
+    core.sessions.beforeShow.push((row) => this.refreshPreviews(row))
+  }
+
+  handlers(): Partial<Handlers> {
+    return {
+      'routes.info': () => ({
+        gateway: {
+          host: HOST,
+          port: this.gatewayPort(),
+          listening: this.gateway.listening,
+          hostKeyFingerprint: this.hostKey.fingerprint,
+          hostKeyAlias: HOST_KEY_ALIAS,
+          connections: this.gateway.connections,
+        },
+        preview: { host: HOST, port: this.previewPort(), listening: this.preview.listening },
+        sshConfig: { path: this.configPath, includeLine: includeLine(this.configPath) },
+      }),
+      'routes.sshConfig': (a) => {
+        const { text, hosts } = this.renderConfig()
+        const written = a.write ? (writeAtomically(this.configPath, text), true) : false
+        return { path: this.configPath, includeLine: includeLine(this.configPath), text, written, hosts }
+      },
+    }
+  }
+
+  async start(): Promise<void> {
+    const s = this.core.settings.get()
+    writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`, 0o644)
+    await this.bind(s)
+    this.unsubscribe = this.core.bus.onContract((name, payload) => this.onEvent(name, payload))
+    this.rewriteConfig()
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.()
+    clearTimeout(this.rewriteTimer)
+    await Promise.all([this.gateway.close(), this.preview.close()])
+  }
+
+  private gatewayPort(): number {
+    return this.gateway.port || this.core.settings.get().gatewayPort
+  }
+
+  private previewPort(): number {
+    return this.preview.port || this.core.settings.get().previewPort
+  }
+
+  /** Listens on the ports the settings ask for (or the next free ones), re-binding when they change. */
+  private bind(s: Settings): Promise<void> {
+    this.rebinding = this.rebinding.then(async () => {
+      if (s.gatewayPort !== this.requested.gateway || !this.gateway.listening) {
+        await this.gateway.stopListening()
+        this.requested.gateway = s.gatewayPort
+        try {
+          const port = await this.gateway.listen(s.gatewayPort)
+          log(`ssh gateway listening on ${HOST}:${port}${port !== s.gatewayPort ? ` (${s.gatewayPort} was taken)` : ''}, host key ${this.hostKey.fingerprint}`)
+        } catch (e) {
+          log(`ssh gateway could not listen: ${(e as Error).message}`)
+        }
+      }
+      if (s.previewPort !== this.requested.preview || !this.preview.listening) {
+        await this.preview.stopListening()
+        this.requested.preview = s.previewPort
+        try {
+          const port = await this.preview.listen(s.previewPort)
+          log(`previews at http://<route>-<port>.localhost:${port}/${port !== s.previewPort ? ` (${s.previewPort} was taken)` : ''}`)
+        } catch (e) {
+          log(`preview proxy could not listen: ${(e as Error).message}`)
+        }
+      }
+      this.rewriteConfig()
+    })
+    return this.rebinding
+  }
+
+  private onEvent<N extends EventName>(name: N, payload: EventPayload<N>): void {
+    if (name === 'settings.changed') {
+      void this.bind(payload as Settings)
+      return
+    }
+    if (name !== 'session.changed') return
+    const s = payload as Session
+    const before = this.containers.get(s.id)
+    const now = s.state === 'running' ? s.containerId : null
+    if (before && before !== now) {
+      // the container is gone or another one runs the session now: forget what was learnt of it
+      this.preview.forget(before)
+      this.previews.delete(s.id)
+    }
+    if (s.state === 'finished') this.containers.delete(s.id)
+    else this.containers.set(s.id, now)
+    this.scheduleRewrite()
+  }
+
+  private decorate(row: SessionRow, model: Session): Session {
+    if (row.state === 'finished') return model
+    const cached = this.previews.get(row.id)
+    const ports = row.state === 'running' && cached && cached.containerId === row.containerId ? cached.ports : []
+    const previewPort = this.previewPort()
+    return {
+      ...model,
+      sshLine: sshLine(row.route, this.gatewayPort(), HOST),
+      previews: ports.map((port) => ({ port, url: previewUrl(row.route, port, previewPort) })),
+    }
+  }
+
+  /** Reads the ports a running session listens on (bounded in time: a slow server shows the last known list). */
+  private async refreshPreviews(row: SessionRow): Promise<void> {
+    if (row.state !== 'running' || !row.containerId) return
+    const containerId = row.containerId
+    const engine = this.core.engines.get(row.server)
+    let timer: NodeJS.Timeout | undefined
+    const ports = await Promise.race([
+      listeningPorts(engine.docker, containerId, PORTS_TIMEOUT_MS).catch(() => undefined),
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), PORTS_TIMEOUT_MS))),
+    ])
+    clearTimeout(timer)
+    if (ports) this.previews.set(row.id, { containerId, ports })
+  }
+
+  private renderConfig(): { text: string; hosts: string[] } {
+    const sessions = this.core.sessionsRepo
+      .inStates([...LIVE, 'failed'])
+      .filter((r) => r.state !== 'failed' || r.containerId)
+      .map((r) => ({ route: r.route, name: r.name, server: r.server }))
+    const text = renderSshConfig({
+      host: HOST,
+      port: this.gatewayPort(),
+      hostKeyAlias: HOST_KEY_ALIAS,
+      knownHostsFile: this.knownHostsPath,
+      identityFiles: this.keys.identityFiles(),
+      sessions,
+    })
+    return { text, hosts: sessions.map((s) => hostAlias(s.route)).sort() }
+  }
+
+  private scheduleRewrite(): void {
+    clearTimeout(this.rewriteTimer)
+    this.rewriteTimer = setTimeout(() => this.rewriteConfig(), 100)
+    this.rewriteTimer.unref()
+  }
+
+  private rewriteConfig(): void {
+    try {
+      writeAtomically(this.configPath, this.renderConfig().text)
+    } catch (e) {
+      log(`could not write ${this.configPath}: ${(e as Error).message}`)
+    }
+  }
+}
+
+export function installRoutes(core: Core): RoutesModule {
+  const m = new RoutesModule(core)
+  core.use(m, m.handlers())
+  return m
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import { parseListeningPorts } from './listening-ports'
+import { parsePreviewHost, previewUrl } from './preview-proxy'
+import { includeLine, renderSshConfig, sshLine } from './ssh-config'
+import { parsePublicKey } from './authorized-keys'
+import { Settings } from '../../../shared/settings'
+
+describe('preview addresses', () => {
+  it('name a route and a port under .localhost, and nothing else', () => {
+    expect(previewUrl('calm-otter-42', 3000, 8022)).toBe('http://calm-otter-42-3000.localhost:8022/')
+    expect(parsePreviewHost('calm-otter-42-3000.localhost:8022')).toEqual({ route: 'calm-otter-42', port: 3000 })
+    expect(parsePreviewHost('Calm-Otter-42-80.LOCALHOST')).toEqual({ route: 'calm-otter-42', port: 80 })
+    for (const bad of [undefined, '', 'localhost:8022', 'evil.com', 'calm-otter-42-3000.localhost.evil.com', 'calm-otter-42-0.localhost', 'calm-otter-42-70000.localhost', 'calm-otter-42.localhost'])
+      expect(parsePreviewHost(bad), String(bad)).toBeUndefined()
+  })
+})
+
+describe('listening ports', () => {
+  it('are the LISTEN rows of /proc/net/tcp and tcp6', () => {
+    const text = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:0BB8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0
+   1: 00000000:0BB9 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2 1 0 100 0 0 10 0
+   2: 0100007F:0BB8 0100007F:D2A4 01 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1
+  sl  local_address                         remote_address                        st tx_queue rx_queue
+   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4 1
+   1: 00000000000000000000000000000000:0BB9 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 5 1
+`
+    expect(parseListeningPorts(text)).toEqual([3000, 3001, 8080])
+    expect(parseListeningPorts('')).toEqual([])
+  })
+})
+
+describe('the ssh config', () => {
+  it('has a Host block per session that pins the gateway key', () => {
+    const text = renderSshConfig({
+      host: '127.0.0.1',
+      port: 2223,
+      hostKeyAlias: 'berth-gateway',
+      knownHostsFile: '/home/me/Berth Data/ssh/known_hosts',
+      identityFiles: ['/home/me/.ssh/id_ed25519'],
+      sessions: [
+        { route: 'tidy-wren-10', name: 'b', server: 'office' },
+        { route: 'calm-otter-42', name: 'a', server: 'local' },
+      ],
+    })
+    expect(text).toContain(
+      [
+        '# session a on local',
+        'Host calm-otter-42.berth',
+        '  HostName 127.0.0.1',
+        '  Port 2223',
+        '  User calm-otter-42',
+        '  HostKeyAlias berth-gateway',
+        '  UserKnownHostsFile "/home/me/Berth Data/ssh/known_hosts"',
+        '  StrictHostKeyChecking yes',
+        '  IdentityFile /home/me/.ssh/id_ed25519',
+        '  IdentitiesOnly yes',
+      ].join('\n'),
+    )
+    expect(text.indexOf('calm-otter-42')).toBeLessThan(text.indexOf('tidy-wren-10'))
+    expect(includeLine('/x y/config')).toBe('Include "/x y/config"')
+    expect(sshLine('calm-otter-42', 2222)).toBe('ssh -p 2222 calm-otter-42@127.0.0.1')
+  })
+})
+
+describe('authorized keys', () => {
+  const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKt4LrSy6tuZxVDnN6W/Y6GdNOKfwBu0IRXAsfZ+u4B6 me@laptop'
+  it('parse plain lines and authorized_keys lines with options, and nothing else', () => {
+    expect(parsePublicKey(key)?.type).toBe('ssh-ed25519')
+    expect(parsePublicKey(`no-pty,no-agent-forwarding ${key}`)?.type).toBe('ssh-ed25519')
+    expect(parsePublicKey('# a comment')).toBeUndefined()
+    expect(parsePublicKey('ssh-ed25519 bm90IGEga2V5')).toBeUndefined()
+  })
+  it('are validated when set', () => {
+    expect(Settings.shape.authorizedKeys.safeParse([key]).success).toBe(true)
+    expect(Settings.shape.authorizedKeys.safeParse(['hello']).success).toBe(false)
+  })
+})

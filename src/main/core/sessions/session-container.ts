@@ -1,0 +1,82 @@
+// Makes a session's container again on a server (restart, a move, a fork, a rewind, a session from a
+// snapshot): the same name, labels, hostname (route) and mounts as at creation, the session's env,
+// then the same hooks as a fresh create (secrets are installed after every start).
+import { BerthError, oneSentence } from '../../../shared/errors'
+import type { Engine } from '../engines/engine'
+import type { SessionRow } from '../store/sessions-repo'
+import { containerName, containerSpec, volumeName, LABEL_HOME, LABEL_SESSION } from './container-spec'
+import type { SessionService } from './session-service'
+
+export interface ContainerPlan {
+  row: SessionRow
+  image: string
+  env: Record<string, string>
+  /** fill a fresh /workspace from this container's /workspace (same engine) before starting */
+  fillFrom?: (intoContainer: string) => Promise<void>
+  /**
+   * Start from a memory checkpoint: places it and starts the container from it. When it fails the
+   * container starts from disk and the outcome says why.
+   */
+  restore?: (containerId: string) => Promise<void>
+}
+
+export interface ContainerOutcome {
+  containerId: string
+  memory: boolean
+  note: string | null
+}
+
+export async function ensureWorkspaceVolume(engine: Engine, sessionId: string, homeId: string): Promise<boolean> {
+  try {
+    await engine.docker.getVolume(volumeName(sessionId)).inspect()
+    return false
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+  await engine.docker.createVolume({ Name: volumeName(sessionId), Labels: { [LABEL_SESSION]: sessionId, [LABEL_HOME]: homeId } })
+  return true
+}
+
+/** Removes the session's container on this engine if one is there (the workspace volume stays). */
+export async function removeSessionContainer(engine: Engine, sessionId: string): Promise<void> {
+  try {
+    await engine.docker.getContainer(containerName(sessionId)).remove({ force: true, v: true })
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+}
+
+export async function startSessionContainer(
+  sessions: SessionService,
+  engine: Engine,
+  homeId: string,
+  plan: ContainerPlan,
+): Promise<ContainerOutcome> {
+  const { row } = plan
+  await ensureWorkspaceVolume(engine, row.id, homeId)
+  const container = await engine.docker.createContainer(
+    containerSpec({ id: row.id, route: row.route, image: plan.image, env: plan.env, home: homeId, secrets: row.secrets.length > 0 }),
+  )
+  const containerId = container.id
+  if (plan.fillFrom) await plan.fillFrom(containerId)
+  const started = { ...row, containerId, env: plan.env, image: plan.image }
+  for (const hook of sessions.beforeStart) await hook(started, engine, containerId)
+  let memory = false
+  let note: string | null = null
+  if (plan.restore) {
+    try {
+      await plan.restore(containerId)
+      memory = true
+    } catch (e) {
+      note = `memory did not come along: ${e instanceof BerthError ? e.message : oneSentence((e as Error).message)}; started from disk`
+      const info = await container.inspect().catch(() => null)
+      if (info?.State?.Running) await container.kill().catch(() => undefined)
+    }
+  }
+  if (!memory) {
+    const info = await container.inspect()
+    if (!info.State.Running) await container.start()
+  }
+  await sessions.runAfterStart(started, engine, containerId)
+  return { containerId, memory, note }
+}

@@ -1,0 +1,60 @@
+// Fork: one capture of a session, then K independent sessions made from it. Each fork gets its own
+// id, route and workspace branch, and succeeds or fails on its own; the result lists both.
+import type { z } from 'zod'
+import type { ForkOutcome, ForkResult } from '../../../shared/contract/snapshots'
+import { BerthError, toErrorBody } from '../../../shared/errors'
+import { ProgressReporter } from '../progress'
+import type { SnapshotRow } from '../store/snapshots-repo'
+import { sessionFromSnapshot, type FromSnapshotInput } from './session-from-snapshot'
+import type { SnapshotService } from './snapshot-service'
+
+export interface ForkHooks {
+  /** captures memory too when the session runs and its server can (the checkpoint module) */
+  capture?: (svc: SnapshotService, sessionId: string, progress: ProgressReporter) => Promise<SnapshotRow>
+  restoreMemory?: FromSnapshotInput['restoreMemory']
+}
+
+export function forkNames(base: string | undefined, count: number): Array<string | undefined> {
+  return Array.from({ length: count }, (_, i) => (base === undefined ? undefined : count === 1 ? base : `${base}-${i + 1}`))
+}
+
+export async function fork(
+  svc: SnapshotService,
+  args: { id: string; name?: string | undefined; count?: number | undefined; op?: string | undefined },
+  hooks: ForkHooks = {},
+): Promise<z.infer<typeof ForkResult>> {
+  const source = svc.ctx.sessions.resolve(args.id)
+  if (!['running', 'paused'].includes(source.state)) {
+    if (source.state === 'finished') throw new BerthError('refused', `cannot fork session ${source.name}: the session finished`)
+    throw new BerthError('conflict', `cannot fork session ${source.name}: it is ${source.state}`, { state: source.state })
+  }
+  const count = args.count ?? 1
+  const progress = new ProgressReporter((p) => svc.ctx.bus.emit('progress', p), { op: args.op, sessionId: source.id, server: source.server })
+  const capture = await svc.locks.run(source.id, async () => {
+    const row = svc.ctx.sessions.resolve(source.id)
+    if (hooks.capture) return await hooks.capture(svc, row.id, progress)
+    return await svc.capture(row, { reason: 'fork', freeze: row.state === 'running', progress })
+  })
+  const forks: Array<z.infer<typeof ForkOutcome>> = []
+  const names = forkNames(args.name, count)
+  for (let i = 0; i < count; i++) {
+    const name = names[i]
+    progress.stage('fork', `starting fork ${i + 1} of ${count}${name ? ` (${name})` : ''}`)
+    try {
+      const made = await sessionFromSnapshot(svc, {
+        snapshot: capture,
+        name,
+        verb: 'fork',
+        op: args.op,
+        restoreMemory: capture.kind === 'memory+disk' ? hooks.restoreMemory : undefined,
+      })
+      forks.push({ ok: true, index: i + 1, session: made.session, memory: made.memory, note: made.note })
+    } catch (e) {
+      forks.push({ ok: false, index: i + 1, name: name ?? null, error: toErrorBody(e) })
+    }
+  }
+  const succeeded = forks.filter((f) => f.ok).length
+  svc.ctx.lifecycle.note(source.id, 'forked', { capture: capture.id, succeeded, failed: count - succeeded })
+  progress.done('fork', `${succeeded} of ${count} fork${count === 1 ? '' : 's'} of ${source.name} running`)
+  return { capture: svc.toModel(capture), forks, succeeded, failed: count - succeeded }
+}

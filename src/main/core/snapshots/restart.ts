@@ -1,0 +1,126 @@
+// Restart: the session's container is made again with its current env values. The id, the files
+// (the whole disk: the old container is committed first, /workspace stays), the views and the route
+// stay; the processes stop. When the engine lost the container (a crash, a removed container), the
+// disk comes back from the newest snapshot of the session on that server, and the result says so.
+import type { Session } from '../../../shared/models'
+import { BerthError, oneSentence } from '../../../shared/errors'
+import type { Engine } from '../engines/engine'
+import { ProgressReporter } from '../progress'
+import { containerName, volumeName } from '../sessions/container-spec'
+import { removeSessionContainer, startSessionContainer } from '../sessions/session-container'
+import type { SessionRow } from '../store/sessions-repo'
+import type { SnapshotRow } from '../store/snapshots-repo'
+import { fillWorkspaceFromSnapshot } from './restore'
+import { volumeExists } from './server-steps'
+import { SESSION_REPO, sessionImage } from './snapshot-names'
+import type { SnapshotService } from './snapshot-service'
+
+interface DiskSource {
+  image: string
+  /** fill a fresh workspace volume from this snapshot (the session's volume is gone too) */
+  volumeFrom: SnapshotRow | null
+  note: string | null
+}
+
+export async function restart(svc: SnapshotService, args: { id: string; env?: Record<string, string> | undefined; op?: string | undefined }): Promise<Session> {
+  const ctx = svc.ctx
+  const first = ctx.sessions.resolve(args.id)
+  return await svc.locks.run(first.id, async () => {
+    const row = ctx.sessions.resolve(first.id)
+    if (!['running', 'paused', 'failed'].includes(row.state)) {
+      if (row.state === 'finished') throw new BerthError('refused', `cannot restart session ${row.name}: the session finished`)
+      throw new BerthError('conflict', `cannot restart session ${row.name}: it is ${row.state}`, { state: row.state })
+    }
+    const env = { ...row.env, ...(args.env ?? {}) }
+    const changedEnv = Object.keys(args.env ?? {}).filter((k) => row.env[k] !== args.env![k])
+    const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: args.op, sessionId: row.id, server: row.server })
+    const restarting = ctx.lifecycle.transition(row.id, { from: [row.state], to: 'restarting', verb: 'restart', patch: { env }, detail: { env: changedEnv } })
+    return await completeRestart(svc, restarting, progress)
+  })
+}
+
+/** The work of a restart once the session is `restarting`; recovery runs it again after a crash. */
+export async function completeRestart(svc: SnapshotService, row: SessionRow, progress?: ProgressReporter): Promise<Session> {
+  const ctx = svc.ctx
+  const engine = ctx.engines.get(row.server)
+  try {
+    await engine.ready()
+    progress?.stage('commit', `keeping ${row.name}'s disk`)
+    const source = await diskSource(svc, engine, row)
+    await removeSessionContainer(engine, row.id)
+    progress?.stage('start', `starting ${row.name} again`)
+    const out = await startSessionContainer(ctx.sessions, engine, ctx.homeId, {
+      row,
+      image: source.image,
+      env: row.env,
+      fillFrom: source.volumeFrom ? (into) => fillWorkspaceFromSnapshot(engine, ctx.homeId, source.volumeFrom!, into) : undefined,
+    })
+    if (source.note) ctx.lifecycle.note(row.id, 'restored-disk', { note: source.note })
+    const running = ctx.lifecycle.transition(row.id, {
+      from: ['restarting'],
+      to: 'running',
+      verb: 'restart',
+      patch: { containerId: out.containerId, image: source.image, mode: null, pausedBy: null, failure: null, durable: false },
+      detail: source.note ? { note: source.note } : {},
+    })
+    progress?.done('restart', `session ${row.name} restarted${source.note ? `: ${source.note}` : ''}`)
+    return ctx.sessions.toModel(running)
+  } catch (e) {
+    const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+    ctx.lifecycle.transition(row.id, { from: ['restarting'], to: 'failed', verb: 'restart', patch: { failure: `restart failed: ${reason}` } })
+    throw new BerthError(e instanceof BerthError ? e.code : 'internal', `could not restart ${row.name}: ${reason}`)
+  }
+}
+
+/** The old container's whole disk when it is there; else the newest snapshot of the session here. */
+async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow): Promise<DiskSource> {
+  const ctx = svc.ctx
+  const tag = sessionImage(ctx.homeId, row.id)
+  const container = engine.docker.getContainer(row.containerId ?? containerName(row.id))
+  const exists = await container.inspect().then(
+    () => true,
+    (e: { statusCode?: number }) => {
+      if (e.statusCode === 404) return false
+      throw e
+    },
+  )
+  const hasVolume = await volumeExists(engine, volumeName(row.id))
+  if (exists) {
+    await container.commit({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1), pause: false, comment: `Berth restart of ${row.id}` })
+    const latest = hasVolume ? null : newestHere(svc, row)
+    return {
+      image: tag,
+      volumeFrom: latest,
+      note: hasVolume ? null : latest ? `the workspace volume was gone: /workspace came back from ${latest.id} (${latest.createdAt})` : 'the workspace volume was gone and no snapshot holds one: /workspace starts empty',
+    }
+  }
+  const latest = newestHere(svc, row)
+  // A restart that failed after committing left the newest disk under the session's own tag.
+  const tagged = await engine.docker
+    .getImage(tag)
+    .inspect()
+    .catch(() => null)
+  if (tagged && (!latest || Date.parse(tagged.Created) > Date.parse(latest.createdAt))) {
+    return {
+      image: tag,
+      volumeFrom: hasVolume ? null : latest,
+      note: `the container was gone: its disk came back from its last commit (${tagged.Created})${hasVolume ? '' : latest ? ` and /workspace from ${latest.id}` : ' with an empty /workspace'}`,
+    }
+  }
+  if (latest) {
+    return {
+      image: latest.imageRef!,
+      volumeFrom: hasVolume ? null : latest,
+      note: `the container was gone: its disk came back from ${latest.id} (${latest.createdAt})${hasVolume ? '; /workspace is as it was' : ''}`,
+    }
+  }
+  return {
+    image: row.image,
+    volumeFrom: null,
+    note: `the container was gone and no snapshot of it exists here: it starts from ${row.image}${hasVolume ? '; /workspace is as it was' : ' with an empty /workspace'}`,
+  }
+}
+
+function newestHere(svc: SnapshotService, row: SessionRow): SnapshotRow | null {
+  return svc.ctx.repo.forSession(row.id).find((s) => s.server === row.server && s.imageRef) ?? null
+}

@@ -1,0 +1,90 @@
+// Steps that run on a session's server with its own docker CLI, so the bytes never leave the server
+// (copying a workspace volume, making a never-started helper container). `docker cp` needs no tool
+// inside the image: the engine itself reads and writes the container's mounts.
+import { BerthError, oneSentence } from '../../../shared/errors'
+import { runShell, shq, type Engine } from '../engines/engine'
+
+/** Runs a script on the server; a failure becomes one sentence naming what failed. */
+export async function shellOk(engine: Engine, script: string, what: string): Promise<string> {
+  const r = await runShell(engine, `set -e\n${script}`)
+  if (r.code !== 0) throw new BerthError('internal', `${what} failed on ${engine.name}: ${oneSentence(r.stderr || r.stdout || `exit ${r.code}`)}`)
+  return r.stdout
+}
+
+/**
+ * Copies /workspace of one container into /workspace of another on the same engine, keeping owners
+ * and modes. Either side may be stopped or never started. Returns the bytes copied (tar size).
+ */
+export async function copyWorkspace(engine: Engine, from: string, to: string): Promise<number> {
+  const out = await shellOk(
+    engine,
+    `T=$(mktemp -d "\${TMPDIR:-/tmp}/berth-ws.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+docker cp ${shq(`${from}:/workspace`)} - > "$T/ws.tar"
+wc -c < "$T/ws.tar"
+docker cp -a - ${shq(`${to}:/`)} < "$T/ws.tar"`,
+    'copying the workspace',
+  )
+  return Number(out.trim().split('\n').pop() ?? 0) || 0
+}
+
+/** A never-started container with `volume` at /workspace, to copy a volume in or out. */
+export async function helperContainer(engine: Engine, opts: { image: string; volume: string; labels: Record<string, string>; name?: string }): Promise<string> {
+  const c = await engine.docker.createContainer({
+    name: opts.name,
+    Image: opts.image,
+    Entrypoint: ['/bin/sh'],
+    Cmd: ['-c', 'exit 0'],
+    Labels: opts.labels,
+    NetworkDisabled: true,
+    HostConfig: { Mounts: [{ Type: 'volume', Source: opts.volume, Target: '/workspace' }], NetworkMode: 'none' },
+  })
+  return c.id
+}
+
+export async function removeContainer(engine: Engine, idOrName: string): Promise<void> {
+  try {
+    await engine.docker.getContainer(idOrName).remove({ force: true, v: true })
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+}
+
+export async function removeVolume(engine: Engine, name: string): Promise<void> {
+  try {
+    await engine.docker.getVolume(name).remove()
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+  }
+}
+
+/** Removes one tag; the image itself goes only when nothing else holds it (never forced). */
+export async function removeImageTag(engine: Engine, ref: string): Promise<void> {
+  try {
+    await engine.docker.getImage(ref).remove({ noprune: false })
+  } catch (e) {
+    const code = (e as { statusCode?: number }).statusCode
+    if (code === 404) return
+    if (code === 409) {
+      // Containers are made from per-session tags, so this means someone made a container from
+      // a snapshot's tag by hand: it keeps the image, and the snapshot stays until it is gone.
+      throw new BerthError('conflict', `the image ${ref} is still used by a container on ${engine.name}`)
+    }
+    throw e
+  }
+}
+
+export async function volumeExists(engine: Engine, name: string): Promise<boolean> {
+  try {
+    await engine.docker.getVolume(name).inspect()
+    return true
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return false
+    throw e
+  }
+}
+
+/** Flushes the server's file systems, so what was just written survives a power cut. */
+export async function syncServer(engine: Engine): Promise<void> {
+  await runShell(engine, 'sync').catch(() => undefined)
+}

@@ -1,0 +1,19 @@
+// Plugs save, workspace status and the unsaved-work guard of finish into the core.
+import type { Core } from '../core'
+import { WorkspaceService } from './workspace-service'
+
+export function installWorkspace(core: Core): WorkspaceService {
+  const ws = new WorkspaceService(core.db, core.sessions, core.sessionsRepo, core.engines, core.lifecycle, core.bus, core.homeId)
+  core.use(
+    {},
+    {
+      'workspace.save': (a) => ws.save(a.id, a.message, a.op),
+      'workspace.status': (a) => ws.status(a.id),
+      'session.finish': async (a) => {
+        await ws.guardFinish(a.id, a.force === true)
+        return await core.sessions.finish(a.id)
+      },
+    },
+  )
+  return ws
+}

@@ -1,0 +1,204 @@
+// A developer pauses sessions on the laptop's own engine and gets them back exactly as they were,
+// or, where memory cannot be kept, is told so.
+import { afterAll, describe, expect, it } from 'vitest'
+import { connectOrStart } from '../../src/cli/client'
+import { BerthHome, localDocker, ROOT, sleep, until } from '../support/berth'
+import { testHost } from '../support/testhost'
+import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'
+import { join } from 'node:path'
+
+describe('pause and resume on the local engine', () => {
+  const berth = new BerthHome('pause-local')
+  const base = testHost().baseImage
+
+  afterAll(() => berth.cleanup())
+
+  it('keeps memory: a shell variable in a view and a counter loop continue after resume', async () => {
+    const s = await berth.json(['session', 'create', '--image', base, '--name', 'mem'])
+    await berth.run(['exec', s.id, '--', 'sh', '-c', 'echo draft > /workspace/notes.txt'])
+    await startViews(berth, s.id, { counter: true })
+    await typeInView(berth, s.id, 'BERTH_VAR=kept-$((6*7))')
+    const before = await counterAtLeast(berth, s.id, 30)
+
+    const paused = await berth.json(['pause', s.id, '--wait'])
+    expect(paused).toMatchObject({ paused: true, mode: 'memory', durable: true })
+    expect(paused.snapshot).toMatch(/^pause-\d+$/)
+    expect(paused.ms).toBeGreaterThan(0)
+    expect(paused.fallback).toBeUndefined()
+    const shown = await berth.json(['session', 'show', s.id])
+    expect(shown).toMatchObject({ state: 'paused', mode: 'memory', durable: true, pausedBy: 'user', route: s.route })
+    const info = await localDocker().getContainer(shown.containerId).inspect()
+    expect(info.State.Running).toBe(false)
+    const blocked = await berth.run(['exec', s.id, '--', 'true'])
+    expect(blocked.code).toBe(1)
+    expect(blocked.stderr).toContain('paused')
+
+    const resumed = await berth.json(['resume', s.id])
+    expect(resumed).toMatchObject({ resumed: true, mode: 'memory' })
+    const after = await counter(berth, s.id)
+    expect(after).toBeGreaterThanOrEqual(before)
+    await typeInView(berth, s.id, 'echo "var=$BERTH_VAR"')
+    await viewShows(berth, s.id, 'var=kept-42')
+    const back = await berth.json(['session', 'show', s.id])
+    expect(back).toMatchObject({ id: s.id, state: 'running', mode: null, route: s.route, containerId: shown.containerId })
+    const file = await berth.run(['exec', s.id, '--', 'cat', '/workspace/notes.txt'])
+    expect(file.stdout).toBe('draft\n')
+    // the counter keeps counting after the resume
+    await counterAtLeast(berth, s.id, after + 3)
+
+    const events = (await berth.json(['session', 'events', s.id])) as Array<{ kind: string; from: string | null; to: string | null; detail: Record<string, unknown> }>
+    const path = events.filter((e) => e.kind === 'transition').map((e) => `${e.from}->${e.to}`)
+    expect(path).toEqual(['creating->running', 'running->pausing', 'pausing->paused', 'paused->resuming', 'resuming->running'])
+    expect(events.find((e) => e.kind === 'pause-durable')?.detail).toMatchObject({ mode: 'memory', snapshot: paused.snapshot })
+  })
+
+  it('is safe to repeat, and answers unknown and finished sessions clearly', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().tinyImage])
+    const first = await berth.json(['pause', s.id, '--wait'])
+    expect(first.paused).toBe(true)
+    const again = await berth.run(['pause', s.id, '--json'])
+    expect(again.code).toBe(0)
+    expect(JSON.parse(again.stdout)).toEqual({ paused: false })
+    const human = await berth.run(['pause', s.id])
+    expect(human.stdout).toContain('already paused')
+
+    expect(await berth.json(['resume', s.id])).toMatchObject({ resumed: true })
+    expect(await berth.json(['resume', s.id])).toEqual({ resumed: false })
+
+    const unknown = await berth.run(['pause', 'no-such-session'])
+    expect(unknown.code).toBe(3)
+    expect(unknown.stderr).toBe('berth: session not found: no-such-session\n')
+    const unknownResume = await berth.run(['resume', 'nope', '--json'])
+    expect(unknownResume.code).toBe(3)
+    expect(JSON.parse(unknownResume.stdout)).toEqual({ error: { code: 'not_found', message: 'session not found: nope' } })
+    const usage = await berth.run(['pause'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('usage: berth pause')
+    const both = await berth.run(['pause', s.id, '--all'])
+    expect(both.code).toBe(2)
+
+    await berth.json(['finish', s.id])
+    const resumeFinished = await berth.run(['resume', s.id])
+    expect(resumeFinished.code).toBe(1)
+    expect(resumeFinished.stderr).toMatch(/cannot resume session .*: the session finished/)
+    const pauseFinished = await berth.run(['pause', s.id, '--json'])
+    expect(pauseFinished.code).toBe(1)
+    expect(JSON.parse(pauseFinished.stdout).error.code).toBe('refused')
+  })
+
+  it('falls back to frozen when the server cannot checkpoint, and says so', async () => {
+    await berth.json(['server', 'checkpoint', 'local', 'off'])
+    try {
+      const s = await berth.json(['session', 'create', '--image', base])
+      await startViews(berth, s.id, { counter: true })
+      await typeInView(berth, s.id, 'FROZEN_VAR=still-here')
+      const before = await counterAtLeast(berth, s.id, 10)
+      const r = await berth.json(['pause', s.id, '--wait'])
+      expect(r).toMatchObject({ paused: true, mode: 'frozen', durable: true })
+      expect(r.fallback).toBe('memory checkpoints are turned off for server local')
+      const shown = await berth.json(['session', 'show', s.id])
+      expect(shown).toMatchObject({ state: 'paused', mode: 'frozen' })
+      const info = await localDocker().getContainer(shown.containerId).inspect()
+      expect(info.State.Paused).toBe(true)
+      // the committed disk snapshot exists
+      await localDocker().getImage(`berth/${s.id}:${r.snapshot}`).inspect()
+      const human = await berth.run(['session', 'show', s.id])
+      expect(human.stdout).toContain('paused (frozen)')
+
+      const back = await berth.json(['resume', s.id])
+      expect(back).toMatchObject({ resumed: true, mode: 'frozen' })
+      expect(await counter(berth, s.id)).toBeGreaterThanOrEqual(before)
+      await typeInView(berth, s.id, 'echo "frozen=$FROZEN_VAR"')
+      await viewShows(berth, s.id, 'frozen=still-here')
+      // the snapshot is removed once the session runs again (nothing needs it)
+      await until(async () => !(await localDocker().getImage(`berth/${s.id}:${r.snapshot}`).inspect().then(() => true, () => false)), 'the pause image to be removed')
+    } finally {
+      await berth.json(['server', 'checkpoint', 'local', 'auto'])
+    }
+  })
+
+  it('pauses without memory on request: files kept, resume cold-boots', async () => {
+    const s = await berth.json(['session', 'create', '--image', base])
+    await startViews(berth, s.id)
+    await berth.run(['exec', s.id, '--', 'sh', '-c', 'echo kept > /workspace/disk.txt; echo layer > /root/layer.txt'])
+    const r = await berth.json(['pause', s.id, '--no-memory', '--wait'])
+    expect(r).toMatchObject({ paused: true, mode: 'disk', durable: true })
+    const human = await berth.run(['pause', s.id])
+    expect(human.stdout).toContain('already paused')
+    const back = await berth.json(['resume', s.id])
+    expect(back).toMatchObject({ resumed: true, mode: 'disk' })
+    const files = await berth.run(['exec', s.id, '--', 'sh', '-c', 'cat /workspace/disk.txt /root/layer.txt'])
+    expect(files.stdout).toBe('kept\nlayer\n')
+    // processes did not survive: no tmux server after a cold boot
+    const views = await berth.run(['exec', s.id, '--', 'tmux', 'ls'])
+    expect(views.code).not.toBe(0)
+  })
+
+  it('answers as soon as the sandbox stopped without --wait, and becomes durable in the background', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().tinyImage])
+    const r = await berth.json(['pause', s.id])
+    expect(r).toMatchObject({ paused: true, mode: 'memory' })
+    expect(typeof r.durable).toBe('boolean')
+    await until(async () => (await berth.json(['session', 'show', s.id])).durable === true, 'the pause to become durable')
+    const events = (await berth.json(['session', 'events', s.id])) as Array<{ kind: string }>
+    expect(events.map((e) => e.kind)).toContain('pause-durable')
+    await berth.json(['resume', s.id])
+  })
+
+  it('detaches exec streams before the checkpoint; views survive and can be attached again', async () => {
+    const s = await berth.json(['session', 'create', '--image', base])
+    await startViews(berth, s.id)
+    await typeInView(berth, s.id, 'VIEW_VAR=view-$((7*6))')
+    const c = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
+    try {
+      const exits: Array<{ streamId: string; exitCode: number | null; error?: string }> = []
+      c.on('stream.exit', (e) => exits.push(e))
+      // a terminal attached to the view, and a long command, both through Berth
+      const term = await c.call('exec.open', { id: s.id, cmd: ['tmux', 'attach', '-t', 'work'], tty: true, stdin: true, cols: 80, rows: 24 })
+      const cmd = await c.call('exec.open', { id: s.id, cmd: ['sleep', '300'] })
+      await sleep(500)
+      const r = await c.call('session.pause', { id: s.id, wait: true })
+      expect(r).toMatchObject({ paused: true, mode: 'memory' })
+      await until(() => exits.length >= 2, 'both streams to end')
+      for (const id of [term.streamId, cmd.streamId]) {
+        const e = exits.find((x) => x.streamId === id)
+        expect(e?.error).toContain('is pausing; reattach once it resumes')
+      }
+      const events = await c.call('session.events', { id: s.id })
+      expect(JSON.stringify(events)).toContain('ended')
+      expect(await c.call('session.resume', { id: s.id })).toMatchObject({ resumed: true, mode: 'memory' })
+    } finally {
+      c.close()
+    }
+    await typeInView(berth, s.id, 'echo "view=$VIEW_VAR"')
+    await viewShows(berth, s.id, 'view=view-42')
+  })
+
+  it('stops the meter while paused: no samples, no growing cost', async () => {
+    await berth.json(['settings', 'set', 'meterSampleSeconds', '1'])
+    await berth.json(['server', 'rate', 'local', '36'])
+    const s = await berth.json(['session', 'create', '--image', testHost().tinyImage])
+    await berth.run(['exec', s.id, '--', 'sh', '-c', 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'])
+    const running = await until(async () => {
+      const m = (await berth.json(['session', 'show', s.id])).meter
+      return m && m.sampledAt && m.cpuSeconds > 0 && m.cost > 0 ? m : undefined
+    }, 'the meter to sample the session')
+    expect(running.ratePerHour).toBe(36)
+    expect(running.peakMemoryBytes).toBeGreaterThan(0)
+    await berth.json(['pause', s.id, '--wait'])
+    const p1 = (await berth.json(['session', 'show', s.id])).meter
+    await sleep(3000)
+    const p2 = (await berth.json(['session', 'show', s.id])).meter
+    expect(p2).toEqual(p1)
+    expect(p2.memoryBytes).toBe(0)
+    expect(p2.cpuSeconds).toBeGreaterThanOrEqual(running.cpuSeconds)
+    await berth.json(['resume', s.id])
+    const grows = await until(async () => {
+      const m = (await berth.json(['session', 'show', s.id])).meter
+      return m.cost > p2.cost && m.sampledAt !== p2.sampledAt ? m : undefined
+    }, 'the meter to run again')
+    expect(grows.runningSeconds).toBeGreaterThan(p2.runningSeconds)
+    const human = await berth.run(['session', 'show', s.id])
+    expect(human.stdout).toMatch(/meter: +cpu [\d.]+ s .* at 36\/h/)
+  })
+})
