@@ -84,7 +84,7 @@ export class TerminalSession {
       cursorBlink: true,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
       fontSize: 13,
-      scrollback: 10_000,
+      scrollback: 5000,
       theme: deps.theme(),
     })
     this.term.loadAddon(this.fit)
@@ -100,10 +100,10 @@ export class TerminalSession {
   }
 
   /** The terminal's text, scrollback included (support and tests read it; the page could anyway). */
-  text(): string {
+  text(tail?: number): string {
     const b = this.term.buffer.active
     const lines: string[] = []
-    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '')
+    for (let i = tail ? Math.max(0, b.length - tail) : 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '')
     while (lines.length && lines[lines.length - 1] === '') lines.pop()
     return lines.join('\n')
   }

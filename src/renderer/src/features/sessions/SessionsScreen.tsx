@@ -41,6 +41,13 @@ export function SessionsScreen() {
     [navigate, stores, servers],
   )
 
+  // a mark once the list is first on screen (two frames: the one with the rows has been painted);
+  // bench/ui reads it as the time from page load to the list painted
+  useEffect(() => {
+    if (!loaded || visible.length === 0 || performance.getEntriesByName('berth:sessions-painted').length) return
+    requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('berth:sessions-painted', { detail: { rows: visible.length } })))
+  }, [loaded, visible.length])
+
   // whether sessions with a workspace hold unsaved work (asked in the background, cached)
   useEffect(() => stores.workspace.getState().want(visible.slice(0, 200)), [stores, visible])
 
