@@ -111,6 +111,26 @@ describe('views: terminals that survive their tab', () => {
     await berth.json(['finish', s.id])
   })
 
+  it('detaches terminals for a pause and reattaches them to the same shell after the resume', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().baseImage, '--name', 'pauser'])
+    const t = await openTerm(c, terms, { id: s.id })
+    await t.term.type('export BEFORE=paused-and-back; echo "ready-$((20+22))"\r')
+    await t.term.waitFor(/ready-42/)
+    const paused = await c.call('session.pause', { id: s.id, wait: true })
+    expect(paused).toMatchObject({ paused: true, mode: 'memory' })
+    // the pause detached the terminal: its stream ended with the reason
+    await until(() => t.term.exit, 'the pause to detach the terminal')
+    expect(t.term.exit!.error).toContain('pausing')
+    await expect(c.call('view.open', { id: s.id, view: 'main', cols: 80, rows: 24 })).rejects.toMatchObject({ code: 'conflict' })
+    expect(await c.call('session.resume', { id: s.id })).toMatchObject({ resumed: true, mode: 'memory' })
+    const back = await openTerm(c, terms, { id: s.id, view: 'main' })
+    await back.term.waitFor(/ready-42/, 'the earlier output, redrawn by tmux')
+    await back.term.type('echo "value=$BEFORE"\r')
+    await back.term.waitFor(/value=paused-and-back/)
+    await c.call('stream.close', { streamId: back.streamId })
+    await berth.json(['finish', s.id])
+  })
+
   it('detaches the terminals of a window that goes away, leaving their views running', async () => {
     const s = await berth.json(['session', 'create', '--image', testHost().baseImage])
     const other = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))

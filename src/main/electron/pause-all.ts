@@ -1,13 +1,23 @@
 // "Pause all and wait" from the tray: the lid-close path by hand, through the same contract call
-// the CLI's `berth pause --all --wait` uses.
+// as `berth pause --all --wait`; the answer says what each session kept, or why it failed.
+import type { PauseAllResult } from '../../shared/contract'
 import type { Core } from '../core/core'
-import { isCallName } from '../../shared/contract'
 
-export async function pauseAllAndWait(core: Core): Promise<{ message: string }> {
-  const name = 'session.pauseAll'
-  if (!isCallName(name)) throw new Error('this build of Berth cannot pause sessions yet')
+export function describePauseAll(r: PauseAllResult): { ok: boolean; message: string } {
+  const failed = r.results.filter((x) => x.error)
+  const paused = r.results.filter((x) => x.result?.paused)
+  const modes = [...new Set(paused.map((x) => (x.result?.paused ? x.result.mode : '')))].join(', ')
+  if (r.results.length === 0) return { ok: true, message: 'No session was running.' }
+  if (failed.length === 0) return { ok: true, message: `${paused.length} session(s) paused and safe on disk (${modes}).` }
+  return {
+    ok: false,
+    message: `${paused.length} paused, ${failed.length} failed: ${failed.map((x) => `${x.name}: ${x.error!.message}`).join('; ')}`,
+  }
+}
+
+export async function pauseAllAndWait(core: Core): Promise<{ ok: boolean; message: string }> {
   const owner = { id: 'tray', send: () => undefined }
-  const envelope = await core.call(name, { wait: true }, { owner, door: 'ipc' })
+  const envelope = await core.call('session.pauseAll', { wait: true }, { owner, door: 'ipc' })
   if ('error' in envelope) throw new Error(envelope.error.message)
-  return { message: 'Every running session is paused and safe on disk.' }
+  return describePauseAll(envelope.result as PauseAllResult)
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Session } from '../../shared/models'
 import { isAllowedExternal } from './external-links'
+import { describePauseAll } from './pause-all'
 import { trayMenuTemplate } from './tray-menu'
 import { describeTransition } from './transitions'
 
@@ -32,5 +33,13 @@ describe('the desktop shell rules', () => {
     const empty = trayMenuTemplate([], { open() {}, pauseAll() {}, quit() {} })
     expect(empty[0]!.label).toBe('No session is running')
     expect(empty.find((m) => m.label === 'Pause all and wait')!.enabled).toBe(false)
+  })
+
+  it('says what "Pause all and wait" did for each session', () => {
+    expect(describePauseAll({ results: [], ms: 1 })).toEqual({ ok: true, message: 'No session was running.' })
+    const ok = { id: 'a', name: 'web', server: 'local', result: { paused: true as const, mode: 'memory' as const, durable: true, snapshot: 's', ms: 900 } }
+    expect(describePauseAll({ results: [ok], ms: 900 })).toEqual({ ok: true, message: '1 session(s) paused and safe on disk (memory).' })
+    const bad = { id: 'b', name: 'api', server: 'office', error: { code: 'unreachable' as const, message: 'server office is unreachable' } }
+    expect(describePauseAll({ results: [ok, bad], ms: 900 })).toEqual({ ok: false, message: '1 paused, 1 failed: api: server office is unreachable' })
   })
 })

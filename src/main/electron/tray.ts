@@ -46,7 +46,7 @@ export class BerthTray {
           quit: this.quit,
           pauseAll: () => {
             void pauseAllAndWait(this.core).then(
-              (r) => notify('Berth', r.message),
+              (r) => notify(r.ok ? 'Every session is paused' : 'Some sessions did not pause', r.message),
               (e: Error) => notify('Pause all did not finish', e.message),
             )
           },

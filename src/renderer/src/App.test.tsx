@@ -39,14 +39,17 @@ describe('the sessions screen', () => {
     const moving = session({ name: 'moving-one', state: 'moving', server: 'office' })
     const failed = session({ name: 'failed-one', state: 'failed', failure: 'the checkpoint did not restore: criu failed' })
     const unsaved = session({ name: 'unsaved-one', workspace: { dir: '/src/app', branch: 'session/x', base: 'abc' }, meter: { cpuSeconds: 1, peakMemoryBytes: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, cpuPercent: 3.25, runningSeconds: 60, cost: 0.12, ratePerHour: 0.5, sampledAt: null } })
-    const client = new FakeClient().handle('session.list', () => [paused, frozen, moving, failed, unsaved])
+    const client = new FakeClient()
+      .handle('session.list', () => [paused, frozen, moving, failed, unsaved])
+      .handle('workspace.status', () => ({ dir: '/src/app', branch: 'session/x', saved: false, changes: [' M app.ts'], unsavedCommits: [], lastSave: null }))
     boot(client)
     const table = await screen.findByRole('table', { name: 'sessions' })
     const row = (name: string) => within(table).getByText(name).closest('tr')!
     expect(within(row('paused-one')).getByText('paused (memory)')).toBeTruthy()
     expect(within(row('frozen-one')).getByText('paused (frozen, saving…)')).toBeTruthy()
     expect(within(row('failed-one')).getByText('the checkpoint did not restore: criu failed')).toBeTruthy()
-    expect(within(row('unsaved-one')).getByText('● unsaved')).toBeTruthy()
+    expect(await within(row('unsaved-one')).findByText('● unsaved')).toBeTruthy()
+    expect(within(row('paused-one')).queryByText('● unsaved')).toBeNull()
     expect(within(row('unsaved-one')).getByText(/3\.3% cpu · 64\.0 MiB · \$0\.12/)).toBeTruthy()
     act(() => client.emit('progress', { op: 'm', sessionId: moving.id, server: 'office', stage: 'layers', bytes: 30 * 1024 * 1024, total: 120 * 1024 * 1024, rate: 10 * 1024 * 1024, done: false, message: 'moving to office' }))
     const bar = within(row('moving-one')).getByRole('progressbar')
@@ -80,15 +83,23 @@ describe('the sessions screen', () => {
   it('finishes a session after a confirmation, and asks for its name when work is unsaved', async () => {
     const plain = session({ name: 'plain' })
     const risky = session({ name: 'risky', workspace: { dir: '/src/app', branch: 'session/y', base: 'abc' } })
-    const client = new FakeClient().handle('session.list', () => [plain, risky]).handle('session.finish', (a) => ({ ...(a.id === plain.id ? plain : risky), state: 'finished' }))
+    const client = new FakeClient()
+      .handle('session.list', () => [plain, risky])
+      .handle('session.finish', (a) => ({ ...(a.id === plain.id ? plain : risky), state: 'finished' }))
+      .handle('workspace.status', () => ({ dir: '/src/app', branch: 'session/y', saved: false, changes: ['?? new.txt'], unsavedCommits: [], lastSave: null }))
     boot(client)
     const table = await screen.findByRole('table', { name: 'sessions' })
-    fireEvent.click(within(within(table).getByText('plain').closest('tr')!).getByRole('button', { name: 'Finish' }))
+    await within(table).findByText('● unsaved')
+    const finishOf = (name: string) => {
+      fireEvent.click(screen.getByRole('button', { name: `more for ${name}` }))
+      fireEvent.click(screen.getByRole('menuitem', { name: 'Finish…' }))
+    }
+    finishOf('plain')
     const dialog = await screen.findByRole('dialog', { name: 'Finish plain?' })
     fireEvent.click(within(dialog).getByRole('button', { name: 'Finish' }))
     await waitFor(() => expect(client.callsOf('session.finish')).toEqual([{ id: plain.id }]))
 
-    fireEvent.click(within(within(table).getByText('risky').closest('tr')!).getByRole('button', { name: 'Finish' }))
+    finishOf('risky')
     const ask = await screen.findByRole('dialog', { name: 'Finish risky?' })
     expect(ask.textContent).toContain('never saved back to /src/app')
     const confirm = within(ask).getByRole('button', { name: 'Finish' }) as HTMLButtonElement
@@ -97,6 +108,30 @@ describe('the sessions screen', () => {
     expect(confirm.disabled).toBe(false)
     fireEvent.click(confirm)
     await waitFor(() => expect(client.callsOf('session.finish')).toHaveLength(2))
+    // the user typed the name: unsaved work is destroyed on purpose
+    expect(client.callsOf('session.finish')[1]).toEqual({ id: risky.id, force: true })
+  })
+
+  it('pauses and resumes, saying what the pause kept and how the session came back', async () => {
+    const running = session({ name: 'busy' })
+    const paused = session({ name: 'resting', state: 'paused', mode: 'memory', durable: true })
+    const office: Server = { ...local, name: 'office', kind: 'ssh', url: 'ssh://office@127.0.0.2:2222' }
+    const client = new FakeClient()
+      .handle('session.list', () => [running, paused])
+      .handle('server.list', () => [local, office])
+      .handle('session.pause', () => ({ paused: true, mode: 'frozen', durable: true, snapshot: 'p1', ms: 1500, fallback: 'CRIU cannot checkpoint this server' }))
+      .handle('session.move', () => ({ session: { ...paused, server: 'office', state: 'running' }, from: 'local', to: 'office', memory: false, note: 'the target has another kernel', bytes: 3 * 1024 * 1024, seconds: 2.5, layersSent: 1, layersSkipped: 3, resumed: true }))
+    const stores = boot(client)
+    client.handle('server.list', () => [local, office])
+    await stores.servers.getState().load()
+    const table = await screen.findByRole('table', { name: 'sessions' })
+    fireEvent.click(within(within(table).getByText('busy').closest('tr')!).getByRole('button', { name: 'Pause' }))
+    await waitFor(() => expect(client.callsOf('session.pause')[0]).toMatchObject({ id: running.id, memory: true }))
+    expect(await screen.findByText('busy paused in 1.5 s: frozen in memory on its server, with its disk saved (CRIU cannot checkpoint this server).')).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'more for resting' }))
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Resume on office' }))
+    await waitFor(() => expect(client.callsOf('session.move')[0]).toMatchObject({ id: paused.id, to: 'office', resume: true }))
+    expect(await screen.findByText('resting moved to office (3.0 MiB in 2.5 s) and resumed: it booted from disk (the target has another kernel).')).toBeTruthy()
   })
 
   it('opens the selected session from the keyboard, and n opens a new session', async () => {
@@ -199,6 +234,25 @@ describe('the settings screen', () => {
     fireEvent.blur(idle)
     expect(await screen.findByText('between 0 and 10080')).toBeTruthy()
     expect(client.callsOf('settings.set')).toHaveLength(2)
+  })
+})
+
+describe('rates', () => {
+  it("sets a server's hourly rate from the settings", async () => {
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('routes.info', () => ({
+        gateway: { host: '127.0.0.1', port: 2222, listening: true, hostKeyFingerprint: 'SHA256:gw', hostKeyAlias: 'berth-gateway', connections: 0 },
+        preview: { host: '127.0.0.1', port: 8022, listening: true },
+        sshConfig: { path: '/home/me/.berth/ssh_config', includeLine: 'Include /home/me/.berth/ssh_config' },
+      }))
+      .handle('server.setRate', (a) => ({ ...local, ratePerHour: a.ratePerHour }))
+    boot(client, '#/settings')
+    expect(await screen.findByText('Include /home/me/.berth/ssh_config')).toBeTruthy()
+    const rate = screen.getByLabelText('local: dollars per running hour') as HTMLInputElement
+    fireEvent.change(rate, { target: { value: '0.25' } })
+    fireEvent.blur(rate)
+    await waitFor(() => expect(client.callsOf('server.setRate')).toEqual([{ name: 'local', ratePerHour: 0.25 }]))
   })
 })
 

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { ConfirmDialog } from './components/ConfirmDialog'
 import { Notices } from './components/Notices'
+import { PromptDialog } from './components/PromptDialog'
 import { ShortcutsDialog } from './components/ShortcutsDialog'
 import { AddServerDialog } from './features/servers/AddServerDialog'
 import { ServersScreen } from './features/servers/ServersScreen'
@@ -64,7 +65,7 @@ function Screen() {
     case 'session':
       return <SessionView id={route.id} />
     case 'snapshots':
-      return <SnapshotsScreen />
+      return <SnapshotsScreen session={route.session} />
     case 'servers':
       return <ServersScreen />
     case 'settings':
@@ -81,6 +82,7 @@ function Dialogs() {
       {dialog === 'new-session' && <NewSessionDialog />}
       {dialog === 'add-server' && <AddServerDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
+      <PromptDialog />
       <ConfirmDialog />
     </>
   )
@@ -105,8 +107,9 @@ function GlobalKeys() {
         ui.openDialog('shortcuts')
       }
     }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
+    // capture: the screen shortcuts work even while a terminal has the keyboard
+    window.addEventListener('keydown', onKey, true)
+    return () => window.removeEventListener('keydown', onKey, true)
   }, [stores])
   return null
 }

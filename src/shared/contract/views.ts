@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { EventRecord } from '../models'
 import { call, SessionRef } from './define'
 import { StreamId } from './streams'
 
@@ -45,10 +44,5 @@ export const viewCalls = {
     z.object({ id: SessionRef, view: ViewName }),
     z.object({ closed: z.boolean() }),
     'end a view and the shell in it',
-  ),
-  'session.events': call(
-    z.object({ id: SessionRef, limit: z.number().int().min(1).max(1000).optional() }),
-    z.array(EventRecord),
-    "a session's events log, oldest first",
   ),
 } as const

@@ -25,20 +25,11 @@ export function installDesktop(core: Core): ViewService {
 
   core.eventsRepo.onAppend((e) => core.bus.emit('event.appended', e))
 
-  // A checkpoint must not hold terminals' exec processes: detach them as soon as a pause, a move
-  // or a restart begins; the views stay and the terminals reattach once the session runs again.
-  const stopWatching = core.bus.onContract((name, payload) => {
-    if (name !== 'session.changed') return
-    const s = payload as { id: string; state: string }
-    if ((s.state === 'pausing' || s.state === 'restarting' || s.state === 'finishing') && views.openCount(s.id) > 0) void views.detachAll(s.id)
-  })
-
   core.use(
     {
       // terminals a crashed Berth left attached in running containers: nobody reads them
       start: () => void views.sweep(core.sessionsRepo.list({ state: 'running' })).catch(() => undefined),
       stop: async () => {
-        stopWatching()
         await Promise.all([...doors].map((d) => d.close()))
       },
     },
@@ -46,7 +37,6 @@ export function installDesktop(core: Core): ViewService {
       'view.list': (a) => views.list(a.id),
       'view.open': (a, ctx) => views.openView(a.id, a, ctx.owner),
       'view.close': (a) => views.closeView(a.id, a.view),
-      'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),
       'serve.open': async (a, ctx) => {
         const root = findRendererDir()
         if (!root) throw new BerthError('internal', 'the UI is not built: run npm run build first')

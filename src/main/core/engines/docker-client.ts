@@ -3,6 +3,7 @@
 // (a kept-alive socket can die with the ssh connection under it).
 import Dockerode from 'dockerode'
 import http from 'node:http'
+import { inspect } from 'node:util'
 import { BerthError } from '../../../shared/errors'
 
 const CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ENOENT', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH'])
@@ -28,6 +29,10 @@ type Dial = (options: DialOptions, callback: (err: unknown, data?: unknown) => v
 
 export function createDockerClient(opts: DockerClientOptions): Dockerode {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 })
+  // docker-modem formats every request's options with util.inspect (showHidden, unlimited depth)
+  // even when its debug output is off; the agent reaches every live socket with its buffers (the
+  // exec streams of open terminals), so each Docker call cost seconds of blocked event loop.
+  Object.defineProperty(agent, inspect.custom, { value: () => '[http.Agent]' })
   const docker = new Dockerode({ socketPath: opts.socketPath, agent } as Dockerode.DockerOptions & { agent: http.Agent })
   const modem = docker.modem as unknown as { dial: Dial }
   const dial = modem.dial.bind(modem)

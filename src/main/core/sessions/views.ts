@@ -59,8 +59,6 @@ export function attachScript(view: string, opts: { history: boolean; rows: numbe
 export class ViewService {
   /** whether a container has tmux, asked once per container */
   private readonly hasTmux = new Map<string, boolean>()
-  /** streams of open terminals per session, to detach them before a checkpoint */
-  private readonly open = new Map<string, Map<string, { handle: ExecHandle; owner: StreamOwner }>>()
 
   constructor(
     private readonly sessions: SessionService,
@@ -108,7 +106,8 @@ export class ViewService {
       persistent = probe.out.trim() === 'yes'
       this.hasTmux.set(row.containerId, persistent)
     }
-    const streamId = this.hub.create(owner)
+    // known as the session's terminal: a pause detaches it (hub.closeSession), its input is activity
+    const streamId = this.hub.create(owner, { sessionId: row.id, terminal: true })
     let handle: ExecHandle
     try {
       handle = await startExec(
@@ -128,16 +127,15 @@ export class ViewService {
       this.hub.exit(streamId, null, toErrorBody(e))
       throw e
     }
-    const perSession = this.open.get(row.id) ?? new Map()
-    this.open.set(row.id, perSession)
-    perSession.set(streamId, { handle, owner })
     let lastSignal = 0
     const sessionId = row.id
     this.hub.attach(streamId, {
       ...handle,
       close: () => {
         handle.close()
-        void this.hangUp(row, streamId)
+        // only while the session runs: a pause ends exec processes itself, and a command started
+        // in the container now would race its checkpoint
+        if (this.sessions.resolve(sessionId).state === 'running') void this.hangUp(row, streamId)
       },
       write: (data) => {
         const now = Date.now()
@@ -150,7 +148,6 @@ export class ViewService {
     })
     this.bus.signal('activity', { sessionId, signal: 'terminal' })
     void handle.exit.then(({ code, dropped }) => {
-      perSession.delete(streamId)
       // a dropped connection leaves the view running: the terminal reattaches
       if (dropped) this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped` })
       else this.hub.exit(streamId, code)
@@ -164,20 +161,6 @@ export class ViewService {
     return { closed: r.code === 0 }
   }
 
-  /**
-   * Detaches every terminal of a session (their tmux clients exit; the views stay). A checkpoint
-   * must not hold exec processes whose ptys live outside the container.
-   */
-  async detachAll(sessionId: string): Promise<void> {
-    const perSession = this.open.get(sessionId)
-    if (!perSession || perSession.size === 0) return
-    const exits = [...perSession.values()].map((v) => v.handle.exit)
-    const row = this.sessions.resolve(sessionId)
-    if (row.containerId) await this.hangUp(row)
-    await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 3000))])
-    for (const v of perSession.values()) v.handle.close()
-  }
-
   /** Ends one terminal's process in the container, or all of them. */
   async hangUp(row: SessionRow, terminalId?: string): Promise<void> {
     if (!row.containerId) return
@@ -186,11 +169,7 @@ export class ViewService {
 
   /** After a crash, terminals nobody reads may still run in containers: end them. */
   async sweep(rows: SessionRow[]): Promise<void> {
-    for (const row of rows) if (row.state === 'running' && this.openCount(row.id) === 0) await this.hangUp(row)
-  }
-
-  openCount(sessionId: string): number {
-    return this.open.get(sessionId)?.size ?? 0
+    for (const row of rows) if (row.state === 'running' && this.hub.countOfSession(row.id) === 0) await this.hangUp(row)
   }
 }
 

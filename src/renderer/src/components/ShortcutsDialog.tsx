@@ -7,6 +7,7 @@ export const SHORTCUTS: Array<[string, string]> = [
   ['/', 'Filter the sessions'],
   ['j / k or ↓ / ↑', 'Move through the sessions'],
   ['Enter', 'Open the selected session'],
+  ['p', 'Pause or resume the selected session'],
   ['f', 'Finish the selected session'],
   ['Ctrl Shift T', 'New terminal'],
   ['Ctrl Shift W', 'Close the terminal tab (its view keeps running)'],

@@ -6,6 +6,8 @@ import { createEventsStore, type EventsState } from './events'
 import { createServersStore, type ServersState } from './servers'
 import { createSessionsStore, type SessionsState } from './sessions'
 import { createSettingsStore, type SettingsState } from './settings'
+import { createSnapshotsStore, type SnapshotsState } from './snapshots'
+import { createWorkspaceStore, type WorkspaceState } from './workspace'
 import { createTerminalsStore, type TerminalsState } from './terminals'
 import { createUiStore, type UiState } from './ui'
 
@@ -19,6 +21,8 @@ export function createAppStores(client: Client, win?: Parameters<typeof createUi
     servers: createServersStore(client),
     settings: createSettingsStore(client),
     events: createEventsStore(client),
+    snapshots: createSnapshotsStore(client),
+    workspace: createWorkspaceStore(client),
     terminals: createTerminalsStore(client, sessions),
     ui,
   }
@@ -38,4 +42,6 @@ export const useServers = <T,>(selector: (s: ServersState) => T): T => useStore(
 export const useSettings = <T,>(selector: (s: SettingsState) => T): T => useStore(useStores().settings, selector)
 export const useEvents = <T,>(selector: (s: EventsState) => T): T => useStore(useStores().events, selector)
 export const useTerminals = <T,>(selector: (s: TerminalsState) => T): T => useStore(useStores().terminals.store, selector)
+export const useSnapshots = <T,>(selector: (s: SnapshotsState) => T): T => useStore(useStores().snapshots, selector)
+export const useWorkspace = <T,>(selector: (s: WorkspaceState) => T): T => useStore(useStores().workspace, selector)
 export const useUi = <T,>(selector: (s: UiState) => T): T => useStore(useStores().ui, selector)

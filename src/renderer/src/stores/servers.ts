@@ -29,6 +29,7 @@ export interface ServersState {
   probe(draft: AddDraft): Promise<HostKeyProbe>
   add(draft: AddDraft, fingerprint: string): Promise<Server>
   remove(name: string): Promise<void>
+  setRate(name: string, ratePerHour: number): Promise<void>
 }
 
 export function createServersStore(client: Client) {
@@ -62,6 +63,10 @@ export function createServersStore(client: Client) {
       set({ list: [...get().list.filter((s) => s.name !== server.name), server] })
       void get().test(server.name)
       return server
+    },
+    async setRate(name, ratePerHour) {
+      const server = await client.call('server.setRate', { name, ratePerHour })
+      set({ list: get().list.map((s) => (s.name === name ? server : s)) })
     },
     async remove(name) {
       await client.call('server.remove', { name })

@@ -1,7 +1,7 @@
 // Sessions: the list, kept live by session.changed and progress events; filters; the verbs.
 import { createStore } from 'zustand/vanilla'
 import type { Progress, Session, SessionState } from '../../../shared/models'
-import type { CallArgs } from '../../../shared/contract'
+import type { CallArgs, CallResult } from '../../../shared/contract'
 import type { Client } from '../api/client'
 
 export type StateFilter = 'live' | 'all' | SessionState
@@ -22,8 +22,18 @@ export interface SessionsState {
   setFilter(patch: Partial<SessionFilter>): void
   clearFilter(): void
   create(args: CallArgs<'session.create'>): Promise<Session>
-  finish(id: string): Promise<Session>
+  finish(id: string, force?: boolean): Promise<Session>
+  pause(id: string, memory?: boolean): Promise<CallResult<'session.pause'>>
+  resume(id: string): Promise<CallResult<'session.resume'>>
+  /** resume on another server: move it there (memory, disk, workspace), then resume */
+  move(id: string, to: string, resume: boolean): Promise<CallResult<'session.move'>>
+  restart(id: string): Promise<Session>
+  fork(id: string, count: number, name?: string): Promise<CallResult<'session.fork'>>
+  configure(args: CallArgs<'session.configure'>): Promise<Session>
 }
+
+/** A client-chosen id that the progress events of one verb carry. */
+export const newOp = (verb: string) => `${verb}-${Math.random().toString(36).slice(2, 10)}`
 
 export const LIVE_STATES: readonly SessionState[] = ['creating', 'running', 'pausing', 'paused', 'resuming', 'moving', 'restarting', 'finishing', 'failed']
 export const DEFAULT_FILTER: SessionFilter = { state: 'live', server: 'all', text: '' }
@@ -69,8 +79,28 @@ export function createSessionsStore(client: Client) {
       set({ byId: { ...get().byId, [s.id]: s } })
       return s
     },
-    async finish(id) {
-      const s = await client.call('session.finish', { id })
+    async finish(id, force) {
+      const s = await client.call('session.finish', force ? { id, force } : { id })
+      set({ byId: { ...get().byId, [s.id]: s } })
+      return s
+    },
+    pause: (id, memory = true) => client.call('session.pause', { id, memory, op: newOp('pause') }),
+    resume: (id) => client.call('session.resume', { id, op: newOp('resume') }),
+    move: (id, to, resume) => client.call('session.move', { id, to, resume, op: newOp('move') }),
+    async restart(id) {
+      const s = await client.call('session.restart', { id, op: newOp('restart') })
+      set({ byId: { ...get().byId, [s.id]: s } })
+      return s
+    },
+    async fork(id, count, name) {
+      const r = await client.call('session.fork', { id, count, name: name || undefined, op: newOp('fork') })
+      const byId = { ...get().byId }
+      for (const f of r.forks) if (f.ok) byId[f.session.id] = f.session
+      set({ byId })
+      return r
+    },
+    async configure(args) {
+      const s = await client.call('session.configure', args)
       set({ byId: { ...get().byId, [s.id]: s } })
       return s
     },

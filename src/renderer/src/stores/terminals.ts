@@ -25,7 +25,8 @@ export interface TerminalsState {
   closeTab(sessionId: string, key: string): void
   endView(sessionId: string, key: string): Promise<void>
   setActive(sessionId: string, key: string): void
-  refreshDetached(sessionId: string): Promise<void>
+  /** lists the session's views without a tab; at most every few seconds unless forced */
+  refreshDetached(sessionId: string, force?: boolean): Promise<void>
 }
 
 export interface TerminalsRuntime {
@@ -33,12 +34,16 @@ export interface TerminalsRuntime {
   session(key: string): TerminalSession | undefined
 }
 
+/** listing views runs a command in the container: not on every visit of the session's screen */
+const REFRESH_EVERY_MS = 15_000
+
 const darkQuery = () => (typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined)
 
 export function createTerminalsStore(client: Client, sessions: SessionsStore): TerminalsRuntime {
   const router = new StreamRouter(client)
   const live = new Map<string, TerminalSession>()
   const ensuring = new Map<string, Promise<void>>()
+  const refreshedAt = new Map<string, number>()
   let counter = 0
 
   const clipboard = {
@@ -130,7 +135,10 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
       setActive(sessionId, key) {
         set({ active: { ...get().active, [sessionId]: key } })
       },
-      async refreshDetached(sessionId) {
+      async refreshDetached(sessionId, force = false) {
+        const now = Date.now()
+        if (!force && now - (refreshedAt.get(sessionId) ?? 0) < REFRESH_EVERY_MS) return
+        refreshedAt.set(sessionId, now)
         try {
           const views = await client.call('view.list', { id: sessionId })
           const shown = new Set((get().tabs[sessionId] ?? []).map((t) => t.snapshot.view))
@@ -170,7 +178,7 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
 
   if (typeof window !== 'undefined') {
     ;(window as unknown as { berthDebug?: unknown }).berthDebug = {
-      terminals: () => [...live].map(([key, t]) => ({ key, ...t.state, problem: t.state.problem?.message ?? null, text: t.text() })),
+      terminals: (opts?: { tail?: number }) => [...live].map(([key, t]) => ({ key, ...t.state, problem: t.state.problem?.message ?? null, text: t.text(opts?.tail) })),
     }
   }
   return { store, session: (key: string) => live.get(key) } satisfies TerminalsRuntime

@@ -20,12 +20,31 @@ export interface ConfirmRequest {
   typeToConfirm?: string
 }
 
+export interface PromptField {
+  name: string
+  label: string
+  hint?: string
+  placeholder?: string
+  initial?: string
+  type?: 'text' | 'number'
+  /** one sentence when the value is not acceptable */
+  check?(value: string): string | null
+}
+
+export interface PromptRequest {
+  title: string
+  body?: string
+  fields: PromptField[]
+  confirmLabel: string
+}
+
 export type Dialog = 'new-session' | 'add-server' | 'shortcuts' | null
 
 export interface UiState {
   route: Route
   notices: Notice[]
   confirm: (ConfirmRequest & { resolve(ok: boolean): void }) | null
+  prompt: (PromptRequest & { resolve(values: Record<string, string> | null): void }) | null
   dialog: Dialog
   /** the link to the core (false while a browser tab reconnects) */
   connected: boolean
@@ -36,6 +55,8 @@ export interface UiState {
   dismiss(id: number): void
   ask(req: ConfirmRequest): Promise<boolean>
   answer(ok: boolean): void
+  askFor(req: PromptRequest): Promise<Record<string, string> | null>
+  reply(values: Record<string, string> | null): void
   openDialog(d: Dialog): void
 }
 
@@ -45,6 +66,7 @@ export function createUiStore(win: Pick<Window, 'location' | 'addEventListener'>
     route: win ? parseRoute(win.location.hash) : { screen: 'sessions' },
     notices: [],
     confirm: null,
+    prompt: null,
     dialog: null,
     connected: true,
     navigate(r) {
@@ -80,6 +102,15 @@ export function createUiStore(win: Pick<Window, 'location' | 'addEventListener'>
       const c = get().confirm
       set({ confirm: null })
       c?.resolve(ok)
+    },
+    askFor(req) {
+      get().prompt?.resolve(null)
+      return new Promise((resolve) => set({ prompt: { ...req, resolve } }))
+    },
+    reply(values) {
+      const p = get().prompt
+      set({ prompt: null })
+      p?.resolve(values)
     },
     openDialog(d) {
       set({ dialog: d })

@@ -45,6 +45,22 @@ export const terminalTheme = (dark: boolean): ITheme => (dark ? DARK : LIGHT)
 
 const REATTACH_LIMIT = 5
 
+let hardware: boolean | undefined
+export function hardwareWebgl(): boolean {
+  if (hardware !== undefined) return hardware
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2')
+    if (!gl) return (hardware = false)
+    const info = gl.getExtension('WEBGL_debug_renderer_info')
+    const renderer = String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER))
+    hardware = !/swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer)
+    gl.getExtension('WEBGL_lose_context')?.loseContext()
+  } catch {
+    hardware = false
+  }
+  return hardware
+}
+
 export class TerminalSession {
   readonly element: HTMLDivElement
   readonly term: Terminal
@@ -68,7 +84,7 @@ export class TerminalSession {
       cursorBlink: true,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
       fontSize: 13,
-      scrollback: 10_000,
+      scrollback: 5000,
       theme: deps.theme(),
     })
     this.term.loadAddon(this.fit)
@@ -84,10 +100,10 @@ export class TerminalSession {
   }
 
   /** The terminal's text, scrollback included (support and tests read it; the page could anyway). */
-  text(): string {
+  text(tail?: number): string {
     const b = this.term.buffer.active
     const lines: string[] = []
-    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '')
+    for (let i = tail ? Math.max(0, b.length - tail) : 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '')
     while (lines.length && lines[lines.length - 1] === '') lines.pop()
     return lines.join('\n')
   }
@@ -112,11 +128,13 @@ export class TerminalSession {
     this.fitNow()
   }
 
-  /** WebGL when the GPU allows it, else xterm's DOM renderer (also after a lost context). */
+  /**
+   * WebGL when a GPU draws it, else xterm's DOM renderer (also after a lost context): WebGL on a
+   * software rasterizer (SwiftShader, llvmpipe) costs the main thread far more than the DOM.
+   */
   private loadWebgl(): boolean {
     try {
-      const probe = document.createElement('canvas').getContext('webgl2')
-      if (!probe) return false
+      if (!hardwareWebgl()) return false
       const webgl = new WebglAddon()
       webgl.onContextLoss(() => {
         webgl.dispose()
@@ -254,6 +272,8 @@ export class TerminalSession {
 
   /** Ctrl+Shift+C / Ctrl+Shift+V copy and paste (plain Ctrl+C stays the interrupt). */
   private keys(ev: KeyboardEvent): boolean {
+    // Ctrl+1..4 switch screens (the page handles them), never reach the shell
+    if ((ev.ctrlKey || ev.metaKey) && !ev.shiftKey && !ev.altKey && /^[1-4]$/.test(ev.key)) return false
     if (ev.type !== 'keydown' || !ev.ctrlKey || !ev.shiftKey || ev.altKey || ev.metaKey) return true
     const key = ev.key.toLowerCase()
     if (key === 'c') {

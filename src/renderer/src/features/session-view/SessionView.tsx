@@ -7,10 +7,11 @@ import { ProgressBar } from '../../components/ProgressBar'
 import { StateBadge } from '../../components/StateBadge'
 import { age, bytes, money, percent } from '../../lib/format'
 import { useNow } from '../../lib/hooks'
-import { useSessions, useStores, useTerminals, useUi } from '../../stores/app-stores'
+import { useServers, useSessions, useStores, useTerminals, useUi, useWorkspace } from '../../stores/app-stores'
 import type { Tab } from '../../stores/terminals'
-import { finishSession, hasUnsavedWork } from '../sessions/session-actions'
-import { EventsPanel } from './EventsPanel'
+import { sessionActions } from '../sessions/session-actions'
+import { Menu } from '../../components/Menu'
+import { SessionSide } from './SessionSide'
 import { TerminalPane } from './TerminalPane'
 
 const NO_TABS: Tab[] = []
@@ -18,6 +19,7 @@ const NO_VIEWS: string[] = []
 
 function Facts({ s }: { s: Session }) {
   const now = useNow()
+  const unsaved = useWorkspace((w) => (s.workspace && w.byId[s.id]?.status ? !w.byId[s.id]!.status!.saved : false))
   return (
     <div className="facts">
       <span>
@@ -31,7 +33,8 @@ function Facts({ s }: { s: Session }) {
           {percent(s.meter.cpuPercent)} cpu · {bytes(s.meter.memoryBytes)} · {money(s.meter.cost)}
         </span>
       )}
-      {hasUnsavedWork(s) && <span className="unsaved">● unsaved work</span>}
+      {unsaved && <span className="unsaved">● unsaved work</span>}
+      {s.activity && s.state === 'running' && <span title="what keeps the session from pausing itself">{s.activity.status}</span>}
     </div>
   )
 }
@@ -47,6 +50,7 @@ export function SessionView({ id }: { id: string }) {
   const detached = useTerminals((s) => (sessionId ? (s.detached[sessionId] ?? NO_VIEWS) : NO_VIEWS))
   const problem = useTerminals((s) => (sessionId ? s.problem[sessionId] : null))
   const navigate = useUi((s) => s.navigate)
+  const servers = useServers((s) => s.list)
   const running = session?.state === 'running'
   // the store's actions, read at call time (getState() changes with every update)
   const termStore = stores.terminals.store
@@ -111,6 +115,7 @@ export function SessionView({ id }: { id: string }) {
     )
   }
 
+  const verbs = sessionActions(stores, session, servers)
   const endView = async (key: string, view: string | undefined) => {
     const ok = await stores.ui.getState().ask({
       title: `End the view ${view ?? ''}?`,
@@ -130,12 +135,19 @@ export function SessionView({ id }: { id: string }) {
         <Facts s={session} />
         {session.sshLine && <CopyLine text={session.sshLine} label="ssh line" />}
         <div className="actions">
-          {session.state !== 'finished' && session.state !== 'finishing' && session.state !== 'creating' && (
-            <button className="danger" onClick={() => void finishSession(stores, session)}>
-              Finish
+          {verbs.primary && (
+            <button className="primary" onClick={verbs.primary.run}>
+              {verbs.primary.label}
             </button>
           )}
+          <Menu label={`more for ${session.name}`} items={verbs.more} />
         </div>
+        {session.origin && (
+          <div className="origin">
+            {session.origin.verb === 'create' ? 'Started' : `Made by ${session.origin.verb}`}
+            {session.origin.snapshot ? ` from snapshot ${session.origin.snapshot}` : ''}: {session.origin.memory ? 'its processes continued from memory' : `booted from disk${session.origin.note ? ` (${session.origin.note})` : ''}`}.
+          </div>
+        )}
         {session.state === 'failed' && session.failure && <div className="failure" style={{ flexBasis: '100%' }}>{session.failure}</div>}
       </header>
       <div className="tabs" role="tablist" aria-label="terminals">
@@ -205,9 +217,7 @@ export function SessionView({ id }: { id: string }) {
             </EmptyState>
           )}
         </div>
-        <aside className="side">
-          <EventsPanel sessionId={session.id} />
-        </aside>
+        <SessionSide session={session} />
       </div>
     </section>
   )

@@ -41,6 +41,11 @@ export function NewSessionDialog() {
   const [busy, setBusy] = useState(false)
   const [progress, setProgress] = useState<Progress | null>(null)
   const [op] = useState(newOp)
+  const [secrets, setSecrets] = useState<string[]>([])
+  const [chosen, setChosen] = useState<string[]>([])
+  useEffect(() => {
+    stores.client.call('secret.list', {}).then((list) => setSecrets(list.map((s) => s.name)), () => setSecrets([]))
+  }, [stores])
 
   // images the user already runs, to pick from
   const images = useMemo(() => [...new Set([DEFAULT_IMAGE, ...Object.values(byId).map((s) => s.image)])].sort(), [byId])
@@ -52,7 +57,7 @@ export function NewSessionDialog() {
     setError(null)
     const env = parseEnvLines(envText)
     if ('error' in env) return setFieldError(env.error)
-    const args = { server, image: image.trim(), name: name.trim() || undefined, env: env.env, workspace: workspace.trim() || undefined, op }
+    const args = { server, image: image.trim(), name: name.trim() || undefined, env: env.env, workspace: workspace.trim() || undefined, secrets: chosen.length ? chosen : undefined, op }
     const checked = calls['session.create'].args.safeParse(args)
     if (!checked.success) return setFieldError(checked.error.issues[0]?.message ?? 'check the fields')
     setBusy(true)
@@ -110,6 +115,19 @@ export function NewSessionDialog() {
           Workspace <span className="hint">optional: a git repository on the machine running Berth, cloned into /workspace</span>
           <input value={workspace} onChange={(e) => setWorkspace(e.target.value)} disabled={busy} aria-label="workspace" placeholder="/home/me/src/project" />
         </label>
+        {secrets.length > 0 && (
+          <fieldset className="field" style={{ border: 'none', padding: 0, margin: 0 }}>
+            Secrets <span className="hint">files under /run/berth/secrets/, never in a snapshot</span>
+            <span style={{ display: 'flex', gap: 12, flexWrap: 'wrap' }}>
+              {secrets.map((n) => (
+                <label key={n} className="choice">
+                  <input type="checkbox" disabled={busy} checked={chosen.includes(n)} onChange={(e) => setChosen(e.target.checked ? [...chosen, n] : chosen.filter((x) => x !== n))} />
+                  <span className="mono">{n}</span>
+                </label>
+              ))}
+            </span>
+          </fieldset>
+        )}
         {fieldError && <div className="field-error" role="alert">{fieldError}</div>}
         {error ? <ProblemLine error={error} onRetry={() => void submit()} /> : null}
         {busy && progress && <ProgressBar progress={progress} />}

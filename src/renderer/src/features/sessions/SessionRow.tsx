@@ -1,29 +1,36 @@
 import { memo } from 'react'
 import type { Progress, Session } from '../../../../shared/models'
+import { Menu } from '../../components/Menu'
 import { ProgressBar } from '../../components/ProgressBar'
 import { StateBadge } from '../../components/StateBadge'
 import { age, bytes, money, percent } from '../../lib/format'
-import { hasUnsavedWork, isLive } from './session-actions'
+import type { SessionActions } from './session-actions'
 
 export interface RowActions {
   open(s: Session): void
-  finish(s: Session): void
   select(id: string): void
+  verbs(s: Session): SessionActions
 }
+
+const WORKING = ['moving', 'creating', 'resuming', 'pausing', 'restarting']
 
 export const SessionRow = memo(function SessionRow({
   session: s,
   progress,
   selected,
+  unsaved,
   now,
   actions,
 }: {
   session: Session
   progress: Progress | undefined
   selected: boolean
+  /** true: work never saved; undefined: not known (yet) */
+  unsaved: boolean | undefined
   now: number
   actions: RowActions
 }) {
+  const verbs = actions.verbs(s)
   return (
     <tr className={selected ? 'selected' : undefined} data-session={s.id} data-state={s.state} onClick={() => actions.select(s.id)} onDoubleClick={() => actions.open(s)}>
       <td className="name-cell">
@@ -40,14 +47,8 @@ export const SessionRow = memo(function SessionRow({
       </td>
       <td>{s.server}</td>
       <td>
-        {progress && (s.state === 'moving' || s.state === 'creating' || s.state === 'resuming' || s.state === 'pausing') ? (
-          <>
-            <StateBadge session={s} />
-            <ProgressBar progress={progress} />
-          </>
-        ) : (
-          <StateBadge session={s} />
-        )}
+        <StateBadge session={s} />
+        {progress && WORKING.includes(s.state) && <ProgressBar progress={progress} />}
         {s.state === 'failed' && s.failure && <div className="failure">{s.failure}</div>}
       </td>
       <td title={s.createdAt}>{age(s.createdAt, now)}</td>
@@ -60,16 +61,17 @@ export const SessionRow = memo(function SessionRow({
           '–'
         )}
       </td>
-      <td>{hasUnsavedWork(s) && <span className="unsaved" title="the workspace has work that was never saved">● unsaved</span>}</td>
-      <td className="actions">
+      <td>{unsaved && <span className="unsaved" title="the workspace has work that was never saved">● unsaved</span>}</td>
+      <td className="actions" onClick={(e) => e.stopPropagation()}>
         <button className="small" onClick={() => actions.open(s)}>
           Open
         </button>
-        {isLive(s) && s.state !== 'finishing' && s.state !== 'creating' && (
-          <button className="small danger" onClick={() => actions.finish(s)}>
-            Finish
+        {verbs.primary && (
+          <button className="small" onClick={verbs.primary.run}>
+            {verbs.primary.label}
           </button>
         )}
+        <Menu label={`more for ${s.name}`} items={verbs.more} />
       </td>
     </tr>
   )

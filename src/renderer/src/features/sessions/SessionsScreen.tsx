@@ -3,9 +3,9 @@ import { SESSION_STATES, type Session } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
 import { typingIn, useNow } from '../../lib/hooks'
-import { useServers, useSessions, useStores, useUi } from '../../stores/app-stores'
+import { useServers, useSessions, useStores, useUi, useWorkspace } from '../../stores/app-stores'
 import { visibleSessions, type StateFilter } from '../../stores/sessions'
-import { finishSession } from './session-actions'
+import { finishSession, sessionActions } from './session-actions'
 import { SessionRow, type RowActions } from './SessionRow'
 
 const STATE_FILTERS: Array<{ value: StateFilter; label: string }> = [
@@ -27,6 +27,7 @@ export function SessionsScreen() {
   const now = useNow()
   const search = useRef<HTMLInputElement>(null)
   const [selected, setSelected] = useState<string | null>(null)
+  const workspace = useWorkspace((s) => s.byId)
 
   const visible = useMemo(() => visibleSessions(byId, filter), [byId, filter])
   const total = useMemo(() => Object.keys(byId).length, [byId])
@@ -34,11 +35,21 @@ export function SessionsScreen() {
   const actions: RowActions = useMemo(
     () => ({
       open: (s: Session) => navigate({ screen: 'session', id: s.id }),
-      finish: (s: Session) => void finishSession(stores, s),
       select: (id: string) => setSelected(id),
+      verbs: (s: Session) => sessionActions(stores, s, servers),
     }),
-    [navigate, stores],
+    [navigate, stores, servers],
   )
+
+  // a mark once the list is first on screen (two frames: the one with the rows has been painted);
+  // bench/ui reads it as the time from page load to the list painted
+  useEffect(() => {
+    if (!loaded || visible.length === 0 || performance.getEntriesByName('berth:sessions-painted').length) return
+    requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('berth:sessions-painted', { detail: { rows: visible.length } })))
+  }, [loaded, visible.length])
+
+  // whether sessions with a workspace hold unsaved work (asked in the background, cached)
+  useEffect(() => stores.workspace.getState().want(visible.slice(0, 200)), [stores, visible])
 
   const onKey = useCallback(
     (e: KeyboardEvent) => {
@@ -56,7 +67,9 @@ export function SessionsScreen() {
       } else if (e.key === 'Enter' && i >= 0) {
         actions.open(visible[i]!)
       } else if (e.key === 'f' && i >= 0) {
-        actions.finish(visible[i]!)
+        void finishSession(stores, visible[i]!)
+      } else if (e.key === 'p' && i >= 0) {
+        actions.verbs(visible[i]!).primary?.run()
       }
     },
     [visible, selected, actions, stores],
@@ -130,7 +143,15 @@ export function SessionsScreen() {
           </thead>
           <tbody>
             {visible.map((s) => (
-              <SessionRow key={s.id} session={s} progress={progress[s.id]} selected={s.id === selected} now={now} actions={actions} />
+              <SessionRow
+                key={s.id}
+                session={s}
+                progress={progress[s.id]}
+                selected={s.id === selected}
+                unsaved={s.workspace ? (workspace[s.id]?.status ? !workspace[s.id]!.status!.saved : undefined) : false}
+                now={now}
+                actions={actions}
+              />
             ))}
           </tbody>
         </table>

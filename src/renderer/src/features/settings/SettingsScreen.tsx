@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react'
 import { SettingsPatch, type Settings } from '../../../../shared/settings'
 import { ProblemLine } from '../../components/ProblemLine'
-import { money } from '../../lib/format'
+import type { CallResult } from '../../../../shared/contract'
+import { CopyLine } from '../../components/CopyLine'
 import { useServers, useSettings, useStores } from '../../stores/app-stores'
 
 /** A number field that saves when it is left, checked by the same schema as the core's. */
-function NumberSetting({ label, hint, value, scale = 1, onSave, min, max }: { label: string; hint: string; value: number; scale?: number; min: number; max: number; onSave(v: number): Promise<void> }) {
+function NumberSetting({ label, hint, value, scale = 1, onSave, min, max, step = 1 }: { label: string; hint: string; value: number; scale?: number; min: number; max: number; step?: number; onSave(v: number): Promise<void> }) {
   const [text, setText] = useState(String(value / scale))
   const [error, setError] = useState<string | null>(null)
   useEffect(() => setText(String(value / scale)), [value, scale])
@@ -14,13 +15,14 @@ function NumberSetting({ label, hint, value, scale = 1, onSave, min, max }: { la
     if (!Number.isFinite(n) || text.trim() === '') return setError('enter a number')
     if (n < min || n > max) return setError(`between ${min} and ${max}`)
     setError(null)
-    if (Math.round(n * scale) !== value) await onSave(Math.round(n * scale)).catch((e: Error) => setError(e.message))
+    const next = step < 1 ? Math.round(n * scale * 100) / 100 : Math.round(n * scale)
+    if (next !== value) await onSave(next).catch((e: Error) => setError(e.message))
   }
   return (
     <label className="field">
       {label}
       <span className="row">
-        <input type="number" value={text} min={min} max={max} onChange={(e) => setText(e.target.value)} onBlur={() => void commit()} onKeyDown={(e) => e.key === 'Enter' && void commit()} aria-label={label} style={{ width: 120 }} />
+        <input type="number" value={text} min={min} max={max} step={step} onChange={(e) => setText(e.target.value)} onBlur={() => void commit()} onKeyDown={(e) => e.key === 'Enter' && void commit()} aria-label={label} style={{ width: 120 }} />
       </span>
       <span className="hint">{hint}</span>
       {error && <span className="field-error">{error}</span>}
@@ -34,10 +36,21 @@ export function SettingsScreen() {
   const loadError = useSettings((s) => s.loadError)
   const servers = useServers((s) => s.list)
   const [saveError, setSaveError] = useState<unknown>(null)
+  const [routes, setRoutes] = useState<CallResult<'routes.info'> | null>(null)
 
   useEffect(() => {
     void stores.settings.getState().load()
-  }, [stores])
+    stores.client.call('routes.info', {}).then(setRoutes, () => setRoutes(null))
+  }, [stores, value?.gatewayPort, value?.previewPort])
+
+  const writeSshConfig = async () => {
+    try {
+      const r = await stores.client.call('routes.sshConfig', { write: true })
+      stores.ui.getState().info(`${r.path} now names ${r.hosts.length} session(s); add the Include line once to ~/.ssh/config.`)
+    } catch (e) {
+      stores.ui.getState().fail(e)
+    }
+  }
 
   const save = async (patch: Partial<Settings>) => {
     setSaveError(null)
@@ -89,6 +102,20 @@ export function SettingsScreen() {
         </fieldset>
         <fieldset>
           <legend>Addresses</legend>
+          {routes && (
+            <div className="field">
+              <span>
+                ssh gateway {routes.gateway.listening ? `listening on ${routes.gateway.host}:${routes.gateway.port}` : 'not listening'} · host key <span className="mono">{routes.gateway.hostKeyFingerprint}</span>
+              </span>
+              <span className="hint">Every session is `ssh ROUTE.berth` once this line is at the top of ~/.ssh/config (Berth never edits that file):</span>
+              <span className="row">
+                <CopyLine text={routes.sshConfig.includeLine} label="ssh config include line" />
+                <button className="small" onClick={() => void writeSshConfig()}>
+                  Write {routes.sshConfig.path}
+                </button>
+              </span>
+            </div>
+          )}
           <NumberSetting label="ssh gateway port" hint="ssh -p PORT route@127.0.0.1 reaches a session; the next free port is used if it is taken." value={value.gatewayPort} min={1} max={65535} onSave={(v) => save({ gatewayPort: v })} />
           <NumberSetting label="Preview port" hint="http://ROUTE-PORT.localhost:PORT/ shows a web server running inside a session." value={value.previewPort} min={1} max={65535} onSave={(v) => save({ previewPort: v })} />
           <label className="choice">
@@ -117,16 +144,18 @@ export function SettingsScreen() {
           <p className="muted" style={{ margin: 0 }}>
             What an hour of a running session costs on each server; paused sessions cost nothing.
           </p>
-          <table className="list" aria-label="rates">
-            <tbody>
-              {servers.map((s) => (
-                <tr key={s.name}>
-                  <td>{s.name}</td>
-                  <td>{money(s.ratePerHour)} / hour</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {servers.map((s) => (
+            <NumberSetting
+              key={s.name}
+              label={`${s.name}: dollars per running hour`}
+              hint={s.kind === 'local' ? 'this machine' : s.url}
+              value={s.ratePerHour}
+              min={0}
+              max={1_000_000}
+              step={0.01}
+              onSave={(v) => stores.servers.getState().setRate(s.name, v)}
+            />
+          ))}
         </fieldset>
       </div>
     </section>

@@ -1,0 +1,108 @@
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Server, Snapshot } from '../../../../shared/models'
+import { DEFAULT_SETTINGS } from '../../../../shared/settings'
+import { App } from '../../App'
+import { createAppStores } from '../../stores/app-stores'
+import { FakeClient, session } from '../../test/fake-client'
+
+const local: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
+const web = session({ name: 'web' })
+
+function snap(over: Partial<Snapshot>): Snapshot {
+  return { id: 'x:v1', name: 'x', version: 1, kind: 'memory+disk', sessionId: web.id, server: 'local', sizeBytes: 42 * 1024 * 1024, parentSnapshot: null, createdAt: new Date(Date.now() - 3600_000).toISOString(), auto: false, testRestored: false, tags: [], reason: 'named', sessionName: 'web', ...over }
+}
+
+function boot(client: FakeClient, hash: string) {
+  window.location.hash = hash
+  client.handle('server.list', () => [local]).handle('settings.get', () => DEFAULT_SETTINGS).handle('session.list', () => [web])
+  const stores = createAppStores(client, window)
+  render(<App stores={stores} />)
+  return stores
+}
+
+afterEach(() => {
+  cleanup()
+  window.location.hash = ''
+})
+
+describe('the snapshot browser', () => {
+  it('lists snapshots with their kind, size, server, parent and age, a page at a time', async () => {
+    const first = [snap({ id: 'nightly:v2', name: 'nightly', version: 2, parentSnapshot: 'nightly:v1', tags: ['release'], pinned: true }), snap({ id: 'p-1:v1', kind: 'disk', auto: true, reason: 'pause' })]
+    const client = new FakeClient().handle('snapshot.list', (a) => (a.next ? { items: [snap({ id: 'old:v1', name: 'old' })], next: null } : { items: first, next: 'tok1' }))
+    boot(client, '#/snapshots')
+    const table = await screen.findByRole('table', { name: 'snapshots' })
+    const row = within(table).getByText('nightly:v2').closest('tr')!
+    expect(row.textContent).toContain('memory+disk')
+    expect(row.textContent).toContain('42.0 MiB')
+    expect(row.textContent).toContain('nightly:v1')
+    expect(row.textContent).toContain('release')
+    expect(row.textContent).toContain('pinned')
+    expect(row.textContent).toContain('1h')
+    expect(within(table).getByText('p-1:v1').closest('tr')!.textContent).toContain('pause')
+    fireEvent.click(screen.getByRole('button', { name: 'Show older snapshots' }))
+    expect(await within(table).findByText('old:v1')).toBeTruthy()
+    expect(client.callsOf('snapshot.list')[1]).toMatchObject({ next: 'tok1' })
+    // leaving out automatic checkpoints asks the core again
+    fireEvent.click(screen.getByLabelText('automatic checkpoints'))
+    await waitFor(() => expect(client.callsOf('snapshot.list').at(-1)).toMatchObject({ auto: false }))
+  })
+
+  it('starts a session from a snapshot on a chosen server and opens it', async () => {
+    const made = session({ name: 'from-nightly', origin: { verb: 'create', snapshot: 'nightly:v2', memory: true, note: null, at: new Date().toISOString() } })
+    const client = new FakeClient().handle('snapshot.list', () => ({ items: [snap({ id: 'nightly:v2' })], next: null })).handle('session.create', () => made).fail('view.list', 'conflict', 'x')
+    const stores = boot(client, '#/snapshots')
+    fireEvent.click(await screen.findByRole('button', { name: 'New session' }))
+    const dialog = await screen.findByRole('dialog', { name: 'New session from nightly:v2' })
+    fireEvent.change(within(dialog).getByLabelText('Server'), { target: { value: 'nowhere' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create the session' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('there is no server named nowhere')
+    fireEvent.change(within(dialog).getByLabelText('Server'), { target: { value: 'local' } })
+    fireEvent.change(within(dialog).getByLabelText('Name'), { target: { value: 'from-nightly' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create the session' }))
+    await waitFor(() => expect(client.callsOf('session.create')[0]).toMatchObject({ from: 'nightly:v2', server: 'local', name: 'from-nightly' }))
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: made.id }))
+    expect(await screen.findByText('from-nightly started from nightly:v2 with its memory.')).toBeTruthy()
+  })
+
+  it('deletes a snapshot only after a confirmation, and rewinds a live session to one', async () => {
+    const client = new FakeClient()
+      .handle('snapshot.list', () => ({ items: [snap({ id: 'keep:v1', name: 'keep' }), snap({ id: 'drop:v1', name: 'drop' })], next: null }))
+      .handle('snapshot.remove', (a) => ({ deleted: true, id: a.id }))
+      .handle('session.rewind', (a) => ({ session: web, kept: snap({ id: 'pre-rewind-1:v1' }), to: snap({ id: a.to }), memory: true, note: null }))
+    boot(client, '#/snapshots')
+    const table = await screen.findByRole('table', { name: 'snapshots' })
+    fireEvent.click(screen.getByRole('button', { name: 'more for drop:v1' }))
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Delete…' }))
+    const ask = await screen.findByRole('dialog', { name: 'Delete drop:v1?' })
+    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }))
+    expect(client.callsOf('snapshot.remove')).toEqual([])
+    fireEvent.click(screen.getByRole('button', { name: 'more for drop:v1' }))
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Delete…' }))
+    fireEvent.click(within(await screen.findByRole('dialog', { name: 'Delete drop:v1?' })).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => expect(within(table).queryByText('drop:v1')).toBeNull())
+    expect(client.callsOf('snapshot.remove')).toEqual([{ id: 'drop:v1' }])
+
+    fireEvent.click(screen.getByRole('button', { name: 'more for keep:v1' }))
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Rewind its session to it…' }))
+    fireEvent.click(within(await screen.findByRole('dialog', { name: 'Rewind web to keep:v1?' })).getByRole('button', { name: 'Rewind' }))
+    expect(await screen.findByText('web is back at keep:v1 with its memory; its state before is kept as pre-rewind-1:v1.')).toBeTruthy()
+  })
+
+  it("shows a session's checkpoint history as a timeline", async () => {
+    const client = new FakeClient().handle('snapshot.list', (a) => ({
+      items: a.session === web.id ? [snap({ id: 'seal-2:v1', auto: true, reason: 'seal', kind: 'disk' }), snap({ id: 'pause-1:v1', auto: true, reason: 'pause' })] : [],
+      next: null,
+    }))
+    boot(client, `#/snapshots/${web.id}`)
+    expect(await screen.findByRole('heading', { name: 'Snapshots of web' })).toBeTruthy()
+    const timeline = await screen.findByRole('list', { name: 'checkpoint history' })
+    expect(within(timeline).getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent)).toEqual(['seal-2:v1', 'pause-1:v1'])
+    expect(client.callsOf('snapshot.list').at(-1)).toMatchObject({ session: web.id })
+  })
+
+  it('says what to do when there are none', async () => {
+    boot(new FakeClient().handle('snapshot.list', () => ({ items: [], next: null })), '#/snapshots')
+    expect(await screen.findByText('No snapshots yet')).toBeTruthy()
+  })
+})
