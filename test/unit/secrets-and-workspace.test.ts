@@ -55,7 +55,7 @@ describe('the secrets archive', () => {
       const x = extract()
       x.on('entry', (h, stream, next) => {
         const chunks: Buffer[] = []
-        stream.on('data', (c: Buffer) => chunks.push(c))
+        stream.on('data', (c: unknown) => chunks.push(c as Buffer))
         stream.on('end', () => {
           entries.push({ name: h.name, mode: h.mode, uid: h.uid, body: Buffer.concat(chunks).toString() })
           next()
