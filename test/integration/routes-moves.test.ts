@@ -1,5 +1,6 @@
 // The ssh line and the preview address of a session stay the same when its container is replaced
-// (a restart): both re-resolve to wherever the session runs now.
+// (a restart) and when the session moves to the office server and back: both re-resolve to
+// wherever the session runs now.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,7 +9,7 @@ import { SshUser } from '../support/ssh-user'
 import { testHost } from '../support/testhost'
 import { PERL_WEB, previewGet } from '../support/preview-web'
 
-describe('the same ssh line and preview address when the container is replaced', () => {
+describe('the same ssh line and preview address when the container is replaced or moves', () => {
   const berth = new BerthHome('moves')
   const user = new SshUser('moves')
   let port = 0
@@ -16,6 +17,7 @@ describe('the same ssh line and preview address when the container is replaced',
 
   beforeAll(async () => {
     ;({ port, previewPort } = await user.startDaemon(berth))
+    await berth.addOffice()
   })
 
   afterAll(async () => {
@@ -43,5 +45,29 @@ describe('the same ssh line and preview address when the container is replaced',
     expect(r.stdout).toBe(`kept\n${s.route}\n`)
     await serve(s.route, 'after restart')
     expect((await berth.json(['session', 'show', s.id])).sshLine).toBe(s.sshLine)
+  })
+
+  it('keeps both across a move to the office server and back', async () => {
+    const s = await berth.json(['session', 'create', '--image', testHost().baseImage, '--name', 'traveller'])
+    const line = s.sshLine
+    await user.ssh(port, s.route, 'echo from-the-laptop > /workspace/mark')
+    await serve(s.route, 'served on the laptop')
+    await berth.json(['pause', s.id, '--wait'], { timeoutMs: 180_000 })
+
+    const moved = await berth.json(['resume', s.id, '--on', 'office'], { timeoutMs: 300_000 })
+    expect(moved.session).toMatchObject({ id: s.id, route: s.route, server: 'office', state: 'running' })
+    // the bookmarked line, unchanged, now lands on the office server
+    const there = await user.ssh(port, s.route, 'cat /workspace/mark; hostname')
+    expect(there.code).toBe(0)
+    expect(there.stdout).toBe(`from-the-laptop\n${s.route}\n`)
+    expect((await berth.json(['session', 'show', s.id])).sshLine).toBe(line)
+    await serve(s.route, 'served on the office server')
+
+    await user.ssh(port, s.route, 'echo from-the-office >> /workspace/mark')
+    await berth.json(['pause', s.id, '--wait'], { timeoutMs: 180_000 })
+    const back = await berth.json(['resume', s.id, '--on', 'local'], { timeoutMs: 300_000 })
+    expect(back.session).toMatchObject({ id: s.id, route: s.route, server: 'local', state: 'running' })
+    expect((await user.ssh(port, s.route, 'cat /workspace/mark')).stdout).toBe('from-the-laptop\nfrom-the-office\n')
+    await serve(s.route, 'served on the laptop again')
   })
 })
