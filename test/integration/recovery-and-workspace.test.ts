@@ -1,26 +1,15 @@
 // Work that starts in a repository, and a daemon that dies at the worst moment.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome, containersOf, localDocker, until } from '../support/berth'
+import { gitRepo } from '../support/git-repo'
 import { testHost } from '../support/testhost'
 
 const h = testHost()
-
-function repo(files: Record<string, string | Buffer>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'berth-repo-'))
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.email', 'dev@example.com')
-  git('config', 'user.name', 'Dev')
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content)
-  git('add', '.')
-  git('commit', '-qm', 'first')
-  return dir
-}
 
 describe('a session that starts from a git workspace', () => {
   const berth = new BerthHome('ws')
@@ -31,7 +20,7 @@ describe('a session that starts from a git workspace', () => {
   })
 
   it("clones the workspace's main into /workspace on the branch session/<id>", async () => {
-    const dir = repo({ 'README.md': '# hello\n' })
+    const dir = gitRepo({ 'README.md': '# hello\n' })
     dirs.push(dir)
     const base = execFileSync('git', ['-C', dir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim()
     const s = await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir])
@@ -61,7 +50,7 @@ describe('a daemon killed in the middle of a create', () => {
 
   it('is reconciled on the next start: the session is failed with its reason and nothing is left on the engine', async () => {
     // a workspace big enough that the create takes a while
-    const dir = repo({ 'blob.bin': randomBytes(60 * 1024 * 1024) })
+    const dir = gitRepo({ 'blob.bin': randomBytes(60 * 1024 * 1024) })
     dirs.push(dir)
     await berth.json(['session', 'ls'])
     const pid = berth.daemonPid()!

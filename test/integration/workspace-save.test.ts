@@ -5,25 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome } from '../support/berth'
+import { gitRepo } from '../support/git-repo'
 import { testHost } from '../support/testhost'
 
 const h = testHost()
-
-function repo(files: Record<string, string>, bare = false): string {
-  const dir = mkdtempSync(join(tmpdir(), 'berth-save-'))
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.email', 'dev@example.com')
-  git('config', 'user.name', 'Dev')
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content)
-  git('add', '.')
-  git('commit', '-qm', 'first')
-  if (!bare) return dir
-  const b = mkdtempSync(join(tmpdir(), 'berth-save-bare-'))
-  execFileSync('git', ['clone', '-q', '--bare', dir, b])
-  rmSync(dir, { recursive: true, force: true })
-  return b
-}
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim()
 
@@ -44,7 +29,7 @@ describe('saving a session into its workspace', () => {
   })
 
   it('commits on session/<id>, merges it --no-ff into main and writes main back to DIR; saving again changes nothing', async () => {
-    const dir = repo({ 'README.md': '# app\n', 'app.txt': 'v1\n' })
+    const dir = gitRepo({ 'README.md': '# app\n', 'app.txt': 'v1\n' })
     dirs.push(dir)
     const base = git(dir, 'rev-parse', 'main')
     const s = await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir, '--name', 'saver'])
@@ -83,7 +68,7 @@ describe('saving a session into its workspace', () => {
   })
 
   it('merges the new main into the session branch first when DIR moved meanwhile (both changes present)', async () => {
-    const dir = repo({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' }, true)
+    const dir = gitRepo({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' }, { bare: true })
     dirs.push(dir)
     const s = await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir, '--name', 'mover'])
     await berth.run(['exec', 'mover', '--', 'sh', '-c', 'echo a2 > a.txt'])
@@ -109,7 +94,7 @@ describe('saving a session into its workspace', () => {
   })
 
   it('refuses a real conflict clearly: nothing in DIR is overwritten and the session branch keeps the work', async () => {
-    const dir = repo({ 'c.txt': 'start\n' })
+    const dir = gitRepo({ 'c.txt': 'start\n' })
     dirs.push(dir)
     const s = await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir, '--name', 'clash'])
     await berth.run(['exec', 'clash', '--', 'sh', '-c', 'echo session-side > c.txt'])
@@ -128,7 +113,7 @@ describe('saving a session into its workspace', () => {
   })
 
   it('finish refuses a session with unsaved work and lists it, unless --force', async () => {
-    const dir = repo({ 'keep.txt': 'one\n' })
+    const dir = gitRepo({ 'keep.txt': 'one\n' })
     dirs.push(dir)
     await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir, '--name', 'careful'])
     await berth.run(['exec', 'careful', '--', 'sh', '-c', 'echo two > keep.txt; echo x > fresh.txt'])
