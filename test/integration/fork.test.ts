@@ -4,18 +4,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome } from '../support/berth'
 import { testHost } from '../support/testhost'
+import { readTmuxVariable, setTmuxVariable } from '../support/views'
 
 const h = testHost()
-
-async function setTmuxVariable(berth: BerthHome, id: string, value: string): Promise<void> {
-  const r = await berth.run(['exec', id, '--', 'sh', '-c', `tmux new-session -d -s work && tmux send-keys -t work 'export KEPT=${value}' Enter && sleep 0.5`])
-  expect(r.code).toBe(0)
-}
-
-async function readTmuxVariable(berth: BerthHome, id: string): Promise<string> {
-  const r = await berth.run(['exec', id, '--', 'sh', '-c', `tmux send-keys -t work 'echo "v=$KEPT" > /tmp/kept' Enter; sleep 0.7; cat /tmp/kept`])
-  return r.stdout.trim()
-}
 
 describe('fork', () => {
   const berth = new BerthHome('fork')

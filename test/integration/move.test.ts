@@ -6,20 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, localDocker, officeDocker, sleep, until } from '../support/berth'
 import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
 import { testHost } from '../support/testhost'
+import { readTmuxVariable, setTmuxVariable } from '../support/views'
 
 const h = testHost()
-
-/** Sets a shell variable inside a tmux session of the session (memory only: never on disk). */
-async function setTmuxVariable(berth: BerthHome, id: string, value: string): Promise<void> {
-  const r = await berth.run(['exec', id, '--', 'sh', '-c', `tmux new-session -d -s work && tmux send-keys -t work 'export KEPT=${value}' Enter && sleep 0.5`])
-  expect(r.code).toBe(0)
-}
-
-/** Reads it back through the same tmux shell (a cold boot would have no tmux server at all). */
-async function readTmuxVariable(berth: BerthHome, id: string): Promise<string> {
-  const r = await berth.run(['exec', id, '--', 'sh', '-c', `tmux send-keys -t work 'echo "v=$KEPT" > /tmp/kept' Enter; sleep 0.7; cat /tmp/kept`])
-  return r.stdout.trim()
-}
 
 describe('moving a paused session to another server and back', () => {
   const berth = new BerthHome('move')
