@@ -2,7 +2,7 @@
 // gateway finds the session wherever it runs now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, until } from '../support/berth'
-import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
+import { PrivateSshd, killSshdServing } from '../support/sshd'
 import { SshUser } from '../support/ssh-user'
 import { testHost } from '../support/testhost'
 
@@ -89,11 +89,7 @@ describe('the same ssh line, whatever happens to the session', () => {
     const line = s.sshLine
     expect((await user.ssh(port, s.route, 'echo before')).stdout).toBe('before\n')
     const pid = berth.daemonPid()!
-    const children = await until(() => {
-      const c = sshdChildrenServing(pid, sshd.port)
-      return c.length ? c : undefined
-    }, 'the sshd child serving the daemon')
-    for (const child of children) process.kill(child, 'SIGKILL')
+    await killSshdServing(pid, sshd.port)
     // the next connection through the gateway brings the server connection back by itself
     const after = await user.ssh(port, s.route, 'echo after')
     expect(after.stdout).toBe('after\n')

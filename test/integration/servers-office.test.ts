@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, containersOf, localDocker, officeDocker, until } from '../support/berth'
-import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
+import { PrivateSshd, killSshdServing, sshdChildrenServing } from '../support/sshd'
 import { testHost } from '../support/testhost'
 
 const h = testHost()
@@ -118,11 +118,7 @@ describe('a server whose sshd we control', () => {
     const long = berth.run(['exec', s.id, '--', 'sleep', '30'])
     await until(async () => (await berth.run(['exec', s.id, '--', 'pgrep', '-x', 'sleep'])).stdout.trim().split('\n').length >= 2, 'the long command to run')
     const pid = berth.daemonPid()!
-    const children = await until(() => {
-      const c = sshdChildrenServing(pid, sshd.port)
-      return c.length ? c : undefined
-    }, 'the sshd child serving the daemon')
-    for (const child of children) process.kill(child, 'SIGKILL')
+    const children = await killSshdServing(pid, sshd.port)
     const cut = await long
     expect(cut.code).toBe(4)
     expect(cut.stderr).toContain('the connection to server lab dropped while the command ran')

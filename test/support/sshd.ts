@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { testHost } from './testhost'
-import { sleep } from './berth'
+import { sleep, until } from './berth'
 
 export class PrivateSshd {
   readonly dir = mkdtempSync(join(tmpdir(), 'berth-sshd-'))
@@ -112,6 +112,16 @@ export function sshdChildrenServing(clientPid: number, port: number): number[] {
     }
   }
   return pids
+}
+
+/** Drops `clientPid`'s connection the way a network cut would: kills the sshd processes serving it (once there are some). */
+export async function killSshdServing(clientPid: number, port: number): Promise<number[]> {
+  const children = await until(() => {
+    const c = sshdChildrenServing(clientPid, port)
+    return c.length ? c : undefined
+  }, 'the sshd child serving the daemon')
+  for (const child of children) process.kill(child, 'SIGKILL')
+  return children
 }
 
 function descendants(pid: number): number[] {
