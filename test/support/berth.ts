@@ -1,5 +1,5 @@
 // A user's Berth in a fresh BERTH_HOME, driven through the real CLI (bin/berth).
-import { spawn, type SpawnOptions } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -17,6 +17,27 @@ export interface RunResult {
   stderr: string
 }
 
+/** Waits for a child spawned with piped stdio after feeding it INPUT: its exit code and all it wrote; killed past timeoutMs. */
+export function childOutput(child: ChildProcess, what: string, input: string | Buffer | undefined, timeoutMs: number): Promise<{ code: number; out: Buffer; err: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout!.on('data', (d: Buffer) => out.push(d))
+    child.stderr!.on('data', (d: Buffer) => err.push(d))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${what} did not finish within ${timeoutMs / 1000} s`))
+    }, timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? -1, out: Buffer.concat(out), err: Buffer.concat(err) })
+    })
+    // a child that exits without reading its input must not crash the test with EPIPE
+    child.stdin!.on('error', () => undefined)
+    child.stdin!.end(input)
+  })
+}
+
 export class BerthHome {
   readonly home: string
 
@@ -30,22 +51,8 @@ export class BerthHome {
 
   /** Runs `berth ARGS...` and waits for it. */
   run(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
-    return new Promise((res, rej) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: this.env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] } as SpawnOptions)
-      const out: Buffer[] = []
-      const err: Buffer[] = []
-      child.stdout!.on('data', (d: Buffer) => out.push(d))
-      child.stderr!.on('data', (d: Buffer) => err.push(d))
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL')
-        rej(new Error(`berth ${args.join(' ')} did not finish within ${(opts.timeoutMs ?? 120_000) / 1000} s`))
-      }, opts.timeoutMs ?? 120_000)
-      child.on('close', (code) => {
-        clearTimeout(timer)
-        res({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })
-      })
-      child.stdin!.end(opts.input)
-    })
+    const child = spawn(process.execPath, [BIN, ...args], { env: this.env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] } as SpawnOptions)
+    return childOutput(child, `berth ${args.join(' ')}`, opts.input, opts.timeoutMs ?? 120_000).then((r) => ({ code: r.code, stdout: r.out.toString(), stderr: r.err.toString() }))
   }
 
   /** Runs a verb that must succeed with --json and returns its parsed output. */

@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { BerthHome, RunResult } from './berth'
+import { childOutput, type BerthHome, type RunResult } from './berth'
 
 export interface SshResult extends RunResult {
   out: Buffer
@@ -64,24 +64,8 @@ export class SshUser {
   }
 
   run(tool: 'ssh' | 'scp' | 'sftp', args: string[], opts: { input?: string | Buffer; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<SshResult> {
-    return new Promise((resolve, reject) => {
-      const child = this.spawn(tool, args, opts.env)
-      const out: Buffer[] = []
-      const err: Buffer[] = []
-      child.stdout!.on('data', (d: Buffer) => out.push(d))
-      child.stderr!.on('data', (d: Buffer) => err.push(d))
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL')
-        reject(new Error(`${tool} ${args.join(' ')} did not finish within ${(opts.timeoutMs ?? 60_000) / 1000} s`))
-      }, opts.timeoutMs ?? 60_000)
-      child.on('close', (code) => {
-        clearTimeout(timer)
-        const buf = Buffer.concat(out)
-        resolve({ code: code ?? -1, stdout: buf.toString(), stderr: Buffer.concat(err).toString(), out: buf })
-      })
-      child.stdin!.on('error', () => undefined)
-      child.stdin!.end(opts.input)
-    })
+    const child = this.spawn(tool, args, opts.env)
+    return childOutput(child, `${tool} ${args.join(' ')}`, opts.input, opts.timeoutMs ?? 60_000).then((r) => ({ code: r.code, stdout: r.out.toString(), stderr: r.err.toString(), out: r.out }))
   }
 
   spawn(tool: 'ssh' | 'scp' | 'sftp', args: string[], env: Record<string, string> = {}): ChildProcess {
