@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs
 import { join } from 'node:path'
 import Dockerode from 'dockerode'
 import { sleep } from './berth'
+import { processAlive } from '../../src/main/core/process-exit'
 
 export class PrivateDockerd {
   readonly dir = mkdtempSync('/tmp/bdd-')
@@ -82,11 +83,11 @@ export class PrivateDockerd {
     if (!pid) throw new Error('the private dockerd is not running')
     const containerd = this.containerdPid()
     process.kill(pid, 'SIGKILL')
-    while (alive(pid)) await sleep(50)
+    while (processAlive(pid)) await sleep(50)
     // its containerd follows it down; a start before it is gone would wait on its dead socket
     const deadline = Date.now() + 20_000
-    while (containerd && alive(containerd) && Date.now() < deadline) await sleep(50)
-    if (containerd && alive(containerd)) process.kill(containerd, 'SIGKILL')
+    while (containerd && processAlive(containerd) && Date.now() < deadline) await sleep(50)
+    if (containerd && processAlive(containerd)) process.kill(containerd, 'SIGKILL')
     rmSync(join(this.dir, 'd.pid'), { force: true })
   }
 
@@ -97,13 +98,13 @@ export class PrivateDockerd {
 
   async stop(): Promise<void> {
     const pid = this.pid()
-    if (pid && alive(pid)) {
+    if (pid && processAlive(pid)) {
       const d = this.docker()
       for (const c of await d.listContainers({ all: true }).catch(() => [])) await d.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)
       process.kill(pid, 'SIGTERM')
       const deadline = Date.now() + 30_000
-      while (alive(pid) && Date.now() < deadline) await sleep(100)
-      if (alive(pid)) process.kill(pid, 'SIGKILL')
+      while (processAlive(pid) && Date.now() < deadline) await sleep(100)
+      if (processAlive(pid)) process.kill(pid, 'SIGKILL')
     }
     try {
       execFileSync('sh', ['-c', `grep -o " ${this.dir}[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l`], { stdio: 'ignore' })
@@ -116,14 +117,5 @@ export class PrivateDockerd {
     } catch {
       // already gone
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }

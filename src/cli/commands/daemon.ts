@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BerthError } from '../../shared/errors'
+import { processExited } from '../../main/core/process-exit'
 import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../client'
 import { bool, type Command } from '../command'
 import { printJson } from '../output'
@@ -60,9 +61,7 @@ export const daemonCommands: Command[] = [
       const info = await c.call('daemon.info', {})
       await c.call('daemon.shutdown', {})
       c.close()
-      const deadline = Date.now() + 15_000
-      while (Date.now() < deadline && alive(info.pid)) await new Promise((r) => setTimeout(r, 50))
-      if (alive(info.pid)) throw new BerthError('internal', `the daemon (pid ${info.pid}) did not stop within 15 s`)
+      if (!(await processExited(info.pid, 15_000))) throw new BerthError('internal', `the daemon (pid ${info.pid}) did not stop within 15 s`)
       const pidFile = join(io.home, 'daemon.pid')
       if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(info.pid)) {
         throw new BerthError('internal', 'the daemon stopped without cleaning up its pid file')
@@ -73,12 +72,3 @@ export const daemonCommands: Command[] = [
     },
   },
 ]
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}

@@ -2,6 +2,7 @@
 // `berth daemon` holds it, the app asks that daemon to stop and takes over: the user opened the
 // app to see their sessions, and the CLI keeps working through the app's control socket.
 import { Core, type CoreOptions } from '../core/core'
+import { processExited } from '../core/process-exit'
 import { BerthError } from '../../shared/errors'
 import { ControlClient, controlSocket } from '../../cli/client'
 
@@ -21,19 +22,6 @@ export async function openCoreTakingOver(home: string, timeoutMs = 20_000, extra
   } finally {
     client.close()
   }
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (!alive(pid)) return await Core.open({ ...extra, home, host: 'electron' })
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  if (await processExited(pid, timeoutMs, 100)) return await Core.open({ ...extra, home, host: 'electron' })
   throw new BerthError('busy', `the Berth daemon (pid ${pid}) did not stop within ${timeoutMs / 1000} s`)
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
