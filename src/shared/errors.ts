@@ -68,3 +68,8 @@ export function oneSentence(message: string): string {
   const first = message.split('\n').find((l) => l.trim().length > 0) ?? message
   return first.trim().replace(/\s+/g, ' ').slice(0, 400)
 }
+
+/** What went wrong, as one sentence: a BerthError says it already; anything else is trimmed to its first line. */
+export function reasonOf(e: unknown): string {
+  return e instanceof BerthError ? e.message : oneSentence((e as Error | undefined)?.message ?? String(e))
+}

@@ -1,7 +1,7 @@
 // Runs the server script (server-script.ts) on an engine: attached for short steps, or as a detached
 // job whose status file the core follows, so the work finishes on the server whatever happens to the
 // laptop's connection, and can be followed again after a drop or a crash.
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import { shq, type Engine, type ShellResult } from '../engines/engine'
 import { SERVER_SCRIPT, SERVER_SCRIPT_HASH } from './server-script'
 
@@ -175,7 +175,7 @@ export class ServerRunner {
         }
       })
     } catch (e) {
-      o.reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      o.reason = reasonOf(e)
       return o
     }
     if (sawRc) {

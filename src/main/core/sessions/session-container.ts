@@ -1,7 +1,7 @@
 // Makes a session's container again on a server (restart, a move, a fork, a rewind, a session from a
 // snapshot): the same name, labels, hostname (route) and mounts as at creation, the session's env,
 // then the same hooks as a fresh create (secrets are installed after every start).
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import type { SessionRow } from '../store/sessions-repo'
 import { containerName, containerSpec, volumeName, LABEL_HOME, LABEL_SESSION } from './container-spec'
@@ -69,7 +69,7 @@ export async function startSessionContainer(
       memory = r.memory
       note = r.note
     } catch (e) {
-      note = `memory did not come along: ${e instanceof BerthError ? e.message : oneSentence((e as Error).message)}; started from disk`
+      note = `memory did not come along: ${reasonOf(e)}; started from disk`
     }
   }
   if (!memory) {

@@ -2,7 +2,7 @@
 // through the Lifecycle (compare-and-set + events log).
 import type Dockerode from 'dockerode'
 import type { Session, SessionState } from '../../../shared/models'
-import { BerthError, oneSentence, toErrorBody } from '../../../shared/errors'
+import { BerthError, reasonOf, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
@@ -31,6 +31,37 @@ export interface CreateSessionInput {
 
 /** Adds live parts (meter, activity, route line...) to a stored session; later issues extend it. */
 export type SessionDecorator = (row: SessionRow, model: Session) => Session
+
+/** A session's row as first stored, before anything exists on its server. */
+export function creatingRow(
+  fields: Pick<SessionRow, 'id' | 'name' | 'server' | 'image' | 'route' | 'env' | 'secrets' | 'workspace'> & { options?: Record<string, unknown> },
+): SessionRow {
+  const at = nowIso()
+  return {
+    id: fields.id,
+    name: fields.name,
+    server: fields.server,
+    state: 'creating',
+    mode: null,
+    pausedBy: null,
+    durable: false,
+    image: fields.image,
+    containerId: null,
+    route: fields.route,
+    env: fields.env,
+    secrets: fields.secrets,
+    workspace: fields.workspace,
+    createdAt: at,
+    updatedAt: at,
+    finishedAt: null,
+    savedAt: null,
+    failure: null,
+    autoPause: true,
+    idleAfterSeconds: null,
+    options: fields.options ?? {},
+    version: 0,
+  }
+}
 
 export class SessionService {
   private readonly decorators: SessionDecorator[] = []
@@ -106,31 +137,7 @@ export class SessionService {
     const route = newRouteId((r) => this.sessions.routeTaken(r))
     const workspace = input.workspace ? await readWorkspace(input.workspace, id) : null
     await engine.ready()
-    const at = nowIso()
-    const row: SessionRow = {
-      id,
-      name: input.name ?? route,
-      server: serverName,
-      state: 'creating',
-      mode: null,
-      pausedBy: null,
-      durable: false,
-      image: input.image,
-      containerId: null,
-      route,
-      env: input.env ?? {},
-      secrets: input.secrets ?? [],
-      workspace,
-      createdAt: at,
-      updatedAt: at,
-      finishedAt: null,
-      savedAt: null,
-      failure: null,
-      autoPause: true,
-      idleAfterSeconds: null,
-      options: {},
-      version: 0,
-    }
+    const row = creatingRow({ id, name: input.name ?? route, server: serverName, image: input.image, route, env: input.env ?? {}, secrets: input.secrets ?? [], workspace })
     this.sessions.insert(row)
     this.lifecycle.note(id, 'created', { server: serverName, image: input.image, route })
     this.bus.emit('session.changed', this.toModel(row))
@@ -156,7 +163,7 @@ export class SessionService {
       progress.done('create', `session ${running.name} is running on ${serverName}`)
       return this.toModel(running)
     } catch (e) {
-      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      const reason = reasonOf(e)
       await removeContainerAndVolume(engine.docker, id).catch(() => undefined)
       this.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: 'create', patch: { failure: reason, containerId: null } })
       if (e instanceof BerthError) throw e
@@ -182,7 +189,7 @@ export class SessionService {
     try {
       await removeContainerAndVolume(engine.docker, row.id)
     } catch (e) {
-      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      const reason = reasonOf(e)
       this.lifecycle.transition(row.id, { from: ['finishing'], to: 'failed', verb: 'finish', patch: { failure: `finish did not complete: ${reason}` } })
       throw e
     }

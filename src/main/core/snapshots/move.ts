@@ -6,7 +6,7 @@
 // was, and the next try continues from the bytes that already arrived.
 import type { z } from 'zod'
 import type { MoveResult } from '../../../shared/contract/snapshots'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { ProgressReporter } from '../progress'
 import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../sessions/container-spec'
@@ -143,7 +143,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
         resumed: !!args.resume,
       }
     } catch (e) {
-      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      const reason = reasonOf(e)
       if (made) {
         await undoTarget(svc, target, row).catch((u: Error) =>
           ctx.lifecycle.note(row.id, 'move-leftover', { server: args.to, reason: oneSentence(u.message), note: 'removed by the next move there' }),

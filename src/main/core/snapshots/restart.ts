@@ -3,7 +3,7 @@
 // stay; the processes stop. When the engine lost the container (a crash, a removed container), the
 // disk comes back from the newest snapshot of the session on that server, and the result says so.
 import type { Session } from '../../../shared/models'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, reasonOf } from '../../../shared/errors'
 import { shq, type Engine } from '../engines/engine'
 import { startExec } from '../sessions/exec'
 import { TMUX_SOCKET } from '../sessions/views'
@@ -71,7 +71,7 @@ export async function completeRestart(svc: SnapshotService, row: SessionRow, pro
     progress?.done('restart', `session ${row.name} restarted${source.note ? `: ${source.note}` : ''}`)
     return ctx.sessions.toModel(running)
   } catch (e) {
-    const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+    const reason = reasonOf(e)
     ctx.lifecycle.transition(row.id, { from: ['restarting'], to: 'failed', verb: 'restart', patch: { failure: `restart failed: ${reason}` } })
     throw new BerthError(e instanceof BerthError ? e.code : 'internal', `could not restart ${row.name}: ${reason}`)
   }

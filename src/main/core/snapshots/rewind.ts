@@ -3,7 +3,7 @@
 // undone by rewinding to that snapshot.
 import type { z } from 'zod'
 import type { RewindResult } from '../../../shared/contract/snapshots'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import { ProgressReporter } from '../progress'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
@@ -58,7 +58,7 @@ export async function rewind(
       progress.done('rewind', `${row.name} is back at ${target.id}; its state before is kept as ${kept.id}`)
       return { session: ctx.sessions.toModel(running), kept: svc.toModel(kept), to: svc.toModel(target), memory: out.memory, note: out.note }
     } catch (e) {
-      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      const reason = reasonOf(e)
       // Put back what was there: the pre-rewind snapshot holds it.
       try {
         const back = await replaceFrom(svc, kept, row.id, true)

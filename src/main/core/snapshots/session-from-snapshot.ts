@@ -2,13 +2,13 @@
 // its own id, route and workspace branch; its files (and memory, when the snapshot has it and the
 // server can restore it) come from the snapshot.
 import type { Session } from '../../../shared/models'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { shq } from '../engines/engine'
 import { ProgressReporter } from '../progress'
 import { newRouteId, newSessionId } from '../routes/route-names'
 import { startExec } from '../sessions/exec'
-import { removeContainerAndVolume } from '../sessions/session-service'
+import { creatingRow, removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
 import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
@@ -122,34 +122,20 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
   await engine.ready()
   const id = newSessionId()
   const route = newRouteId((r) => ctx.sessionsRepo.routeTaken(r))
-  const at = nowIso()
   const d = snapshot.detail
   const env = { ...(d.env ?? {}), ...(input.env ?? {}) }
   const workspace = d.workspace ? { ...d.workspace, branch: `session/${id}` } : null
-  const row: SessionRow = {
+  const row = creatingRow({
     id,
     name: input.name ?? route,
     server: serverName,
-    state: 'creating',
-    mode: null,
-    pausedBy: null,
-    durable: false,
     image: snapshot.imageRef!,
-    containerId: null,
     route,
     env,
     secrets: input.secrets ?? d.secrets ?? [],
     workspace,
-    createdAt: at,
-    updatedAt: at,
-    finishedAt: null,
-    savedAt: null,
-    failure: null,
-    autoPause: true,
-    idleAfterSeconds: null,
     options: { originImage: d.originImage ?? snapshot.imageRef, snapshotHead: snapshot.id },
-    version: 0,
-  }
+  })
   ctx.sessionsRepo.insert(row)
   ctx.lifecycle.note(id, 'created', { server: serverName, from: snapshot.id, route, verb: input.verb })
   ctx.bus.emit('session.changed', ctx.sessions.toModel(row))
@@ -175,7 +161,7 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
     progress.done('restore', `session ${running.name} is running on ${serverName}${out.memory ? ' (memory restored)' : snapshot.kind === 'memory+disk' ? ' (from disk)' : ''}`)
     return { session: ctx.sessions.toModel(running), memory: out.memory, note: out.note }
   } catch (e) {
-    const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+    const reason = reasonOf(e)
     await removeContainerAndVolume(engine.docker, id).catch(() => undefined)
     await removeImageTag(engine, sessionImage(ctx.homeId, id)).catch(() => undefined)
     ctx.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: input.verb, patch: { failure: reason, containerId: null } })

@@ -2,7 +2,7 @@
 // and the guard that keeps `finish` from destroying unsaved work.
 import { z } from 'zod'
 import type { SaveResult, WorkspaceStatus } from '../../../shared/contract/workspace'
-import { BerthError, oneSentence } from '../../../shared/errors'
+import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { ProgressReporter } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
@@ -131,7 +131,7 @@ export class WorkspaceService {
     try {
       st = await this.status(row.id)
     } catch (e) {
-      const reason = e instanceof BerthError ? e.message : oneSentence((e as Error).message)
+      const reason = reasonOf(e)
       throw new BerthError('refused', `cannot tell whether session ${row.name} has unsaved work (${reason}); finish with --force to destroy it anyway`)
     }
     if (st.saved) return
