@@ -2,6 +2,7 @@
 // forward), demultiplexing stdout/stderr when there is no tty.
 import type Dockerode from 'dockerode'
 import type { Duplex } from 'node:stream'
+import type { StreamSource } from '../streams/stream-hub'
 
 export interface ExecOptions {
   cmd: string[]
@@ -19,13 +20,8 @@ export interface ExecExit {
   dropped: boolean
 }
 
-export interface ExecHandle {
-  write(data: Buffer): void
-  end(): void
-  resize(cols: number, rows: number): void
-  close(): void
-  pause(): void
-  resume(): void
+/** A stream hub source (input, resize, flow control) that also tells how the command ended. */
+export interface ExecHandle extends StreamSource {
   /**
    * Resolves once the output is drained: the command's exit code, or dropped=true when the
    * connection went away while the command still ran.
