@@ -3,6 +3,7 @@
 // with a clear message rather than hang.
 import type { BerthBridge } from '../../../shared/bridge'
 import type { ErrorBody } from '../../../shared/errors'
+import { EventListeners } from '../../../shared/event-listeners'
 import type { Envelope, ServerFrame } from '../../../shared/wire'
 
 type Pending = (envelope: Envelope<unknown>) => void
@@ -27,7 +28,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
   const Impl = options.WebSocketImpl ?? WebSocket
   const maxBackoff = options.maxBackoffMs ?? 5000
   const pending = new Map<number, Pending>()
-  const listeners = new Map<string, Set<(payload: unknown) => void>>()
+  const listeners = new EventListeners()
   const connectionListeners = new Set<(up: boolean) => void>()
   let nextId = 1
   let socket: WebSocket | undefined
@@ -60,8 +61,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
           return
         }
         if (frame.t === 'event') {
-          const set = listeners.get(frame.name)
-          if (set) for (const fn of [...set]) fn(frame.payload)
+          listeners.emit(frame.name, frame.payload)
           return
         }
         const done = pending.get(frame.id)
@@ -99,15 +99,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
           ws.send(JSON.stringify({ t: 'call', id, name, args }))
         })
       },
-      on: (name, listener) => {
-        const fn = listener as (payload: unknown) => void
-        let set = listeners.get(name)
-        if (!set) listeners.set(name, (set = new Set()))
-        set.add(fn)
-        return () => {
-          set.delete(fn)
-        }
-      },
+      on: (name, listener) => listeners.add(name, listener as (payload: unknown) => void),
     },
     onConnection: (listener) => {
       connectionListeners.add(listener)

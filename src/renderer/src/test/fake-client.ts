@@ -1,6 +1,7 @@
 // A stand-in for the core in renderer tests: calls answer from handlers the test sets, events
 // are emitted by the test. Nothing here touches a real door.
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../../shared/contract'
+import { EventListeners } from '../../../shared/event-listeners'
 import type { Session } from '../../../shared/models'
 import { CallError, type Client } from '../api/client'
 import { fromBase64, toBase64 } from '../terminal/codec'
@@ -11,7 +12,7 @@ export class FakeClient implements Client {
   readonly host = 'browser' as const
   readonly calls: Array<{ name: string; args: any }> = []
   private readonly handlers = new Map<string, Handler>()
-  private readonly listeners = new Map<string, Set<(p: unknown) => void>>()
+  private readonly listeners = new EventListeners()
   private readonly reconnectListeners = new Set<() => void>()
   private readonly connectionListeners = new Set<(up: boolean) => void>()
   clipboard = ''
@@ -47,14 +48,11 @@ export class FakeClient implements Client {
   }
 
   on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void {
-    let set = this.listeners.get(name)
-    if (!set) this.listeners.set(name, (set = new Set()))
-    set.add(listener as (p: unknown) => void)
-    return () => set.delete(listener as (p: unknown) => void)
+    return this.listeners.add(name, listener as (p: unknown) => void)
   }
 
   emit<E extends EventName>(name: E, payload: EventPayload<E>): void {
-    for (const l of [...(this.listeners.get(name) ?? [])]) l(payload)
+    this.listeners.emit(name, payload)
   }
 
   onReconnect(listener: () => void) {
