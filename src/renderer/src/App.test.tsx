@@ -1,33 +1,15 @@
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Server } from '../../shared/models'
 import { DEFAULT_SETTINGS } from '../../shared/settings'
-import { App } from './App'
-import { createAppStores } from './stores/app-stores'
-import { FakeClient, session } from './test/fake-client'
+import { bootApp, closeApp } from './test/boot-app'
+import { FakeClient, localServer as local, session } from './test/fake-client'
 
-const local: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
-
-function boot(client: FakeClient, hash = '#/sessions') {
-  window.location.hash = hash
-  client
-    .handle('server.list', () => [local])
-    .handle('settings.get', () => DEFAULT_SETTINGS)
-    .handle('server.test', (a) => ({ name: a.name, version: '20.10.24', apiVersion: '1.41', rttMs: 0.8, checkpoint: true, os: 'Debian', kernel: '6.1' }))
-  if (!client.calls) throw new Error('no client')
-  const stores = createAppStores(client, window)
-  render(<App stores={stores} />)
-  return stores
-}
-
-afterEach(() => {
-  cleanup()
-  window.location.hash = ''
-})
+afterEach(closeApp)
 
 describe('the sessions screen', () => {
   it('says what to do when there is no session', async () => {
-    boot(new FakeClient().handle('session.list', () => []))
+    bootApp(new FakeClient().handle('session.list', () => []))
     expect(await screen.findByText('No sessions yet')).toBeTruthy()
     fireEvent.click(screen.getAllByRole('button', { name: 'New session' })[1]!)
     expect(await screen.findByRole('dialog', { name: 'New session' })).toBeTruthy()
@@ -42,7 +24,7 @@ describe('the sessions screen', () => {
     const client = new FakeClient()
       .handle('session.list', () => [paused, frozen, moving, failed, unsaved])
       .handle('workspace.status', () => ({ dir: '/src/app', branch: 'session/x', saved: false, changes: [' M app.ts'], unsavedCommits: [], lastSave: null }))
-    boot(client)
+    bootApp(client)
     const table = await screen.findByRole('table', { name: 'sessions' })
     const row = (name: string) => within(table).getByText(name).closest('tr')!
     expect(within(row('paused-one')).getByText('paused (memory)')).toBeTruthy()
@@ -65,7 +47,7 @@ describe('the sessions screen', () => {
     const a = session({ name: 'web', server: 'office' })
     const b = session({ name: 'api', state: 'paused', mode: 'disk', durable: true })
     const c = session({ name: 'old', state: 'finished' })
-    boot(new FakeClient().handle('session.list', () => [a, b, c]))
+    bootApp(new FakeClient().handle('session.list', () => [a, b, c]))
     const table = await screen.findByRole('table', { name: 'sessions' })
     expect(within(table).queryByText('old')).toBeNull()
     fireEvent.change(screen.getByLabelText('state'), { target: { value: 'paused' } })
@@ -87,7 +69,7 @@ describe('the sessions screen', () => {
       .handle('session.list', () => [plain, risky])
       .handle('session.finish', (a) => ({ ...(a.id === plain.id ? plain : risky), state: 'finished' }))
       .handle('workspace.status', () => ({ dir: '/src/app', branch: 'session/y', saved: false, changes: ['?? new.txt'], unsavedCommits: [], lastSave: null }))
-    boot(client)
+    bootApp(client)
     const table = await screen.findByRole('table', { name: 'sessions' })
     await within(table).findByText('● unsaved')
     const finishOf = (name: string) => {
@@ -121,7 +103,7 @@ describe('the sessions screen', () => {
       .handle('server.list', () => [local, office])
       .handle('session.pause', () => ({ paused: true, mode: 'frozen', durable: true, snapshot: 'p1', ms: 1500, fallback: 'CRIU cannot checkpoint this server' }))
       .handle('session.move', () => ({ session: { ...paused, server: 'office', state: 'running' }, from: 'local', to: 'office', memory: false, note: 'the target has another kernel', bytes: 3 * 1024 * 1024, seconds: 2.5, layersSent: 1, layersSkipped: 3, resumed: true }))
-    const stores = boot(client)
+    const stores = bootApp(client)
     client.handle('server.list', () => [local, office])
     await stores.servers.getState().load()
     const table = await screen.findByRole('table', { name: 'sessions' })
@@ -137,7 +119,7 @@ describe('the sessions screen', () => {
   it('opens the selected session from the keyboard, and n opens a new session', async () => {
     const a = session({ name: 'first' })
     const b = session({ name: 'second' })
-    const stores = boot(new FakeClient().handle('session.list', () => [a, b]).fail('view.list', 'conflict', 'x'))
+    const stores = bootApp(new FakeClient().handle('session.list', () => [a, b]).fail('view.list', 'conflict', 'x'))
     await screen.findByRole('table', { name: 'sessions' })
     fireEvent.keyDown(window, { key: 'j' })
     fireEvent.keyDown(window, { key: 'j' })
@@ -151,7 +133,7 @@ describe('the sessions screen', () => {
 describe('creating a session', () => {
   it('checks the fields with the contract and names the first problem in one sentence', async () => {
     const client = new FakeClient().handle('session.list', () => [])
-    boot(client)
+    bootApp(client)
     fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
     const dialog = await screen.findByRole('dialog', { name: 'New session' })
     fireEvent.change(within(dialog).getByLabelText('name'), { target: { value: 'bad name!' } })
@@ -167,7 +149,7 @@ describe('creating a session', () => {
   it('creates on the chosen server and opens the new session', async () => {
     const created = session({ name: 'fresh' })
     const client = new FakeClient().handle('session.list', () => []).handle('session.create', () => created).fail('view.list', 'conflict', 'not yet')
-    const stores = boot(client)
+    const stores = bootApp(client)
     fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
     const dialog = await screen.findByRole('dialog', { name: 'New session' })
     fireEvent.change(within(dialog).getByLabelText('image'), { target: { value: 'berth-tiny:latest' } })
@@ -186,7 +168,7 @@ describe('the servers screen', () => {
       .handle('session.list', () => [])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:vRAm', known: false }))
       .handle('server.add', () => office)
-    boot(client, '#/servers')
+    bootApp(client, '#/servers')
     expect(await screen.findByText(/0\.80 ms · Docker 20\.10\.24 · memory pause/)).toBeTruthy()
     fireEvent.click(screen.getByRole('button', { name: 'Add a server' }))
     const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
@@ -208,7 +190,7 @@ describe('the servers screen', () => {
       .handle('session.list', () => [])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:new', known: false }))
       .fail('server.add', 'host_key_mismatch', 'the host key of 10.0.0.9:22 is SHA256:other, not the SHA256:new you confirmed; nothing was stored')
-    boot(client, '#/servers')
+    bootApp(client, '#/servers')
     fireEvent.click(await screen.findByRole('button', { name: 'Add a server' }))
     const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
     fireEvent.change(within(dialog).getByLabelText('server name'), { target: { value: 'lab' } })
@@ -222,7 +204,7 @@ describe('the servers screen', () => {
 describe('the settings screen', () => {
   it('saves a change as a patch the core validates', async () => {
     const client = new FakeClient().handle('session.list', () => []).handle('settings.set', (a) => ({ ...DEFAULT_SETTINGS, ...a.patch }))
-    boot(client, '#/settings')
+    bootApp(client, '#/settings')
     fireEvent.click(await screen.findByLabelText(/Pause only sessions marked auto-pause/))
     await waitFor(() => expect(client.callsOf('settings.set')).toEqual([{ patch: { onSleep: 'marked' } }]))
     const idle = screen.getByLabelText('Idle minutes before a session pauses itself') as HTMLInputElement
@@ -247,7 +229,7 @@ describe('rates', () => {
         sshConfig: { path: '/home/me/.berth/ssh_config', includeLine: 'Include /home/me/.berth/ssh_config' },
       }))
       .handle('server.setRate', (a) => ({ ...local, ratePerHour: a.ratePerHour }))
-    boot(client, '#/settings')
+    bootApp(client, '#/settings')
     expect(await screen.findByText('Include /home/me/.berth/ssh_config')).toBeTruthy()
     const rate = screen.getByLabelText('local: dollars per running hour') as HTMLInputElement
     fireEvent.change(rate, { target: { value: '0.25' } })
@@ -259,7 +241,7 @@ describe('rates', () => {
 describe('the shell of the page', () => {
   it('follows the route with Ctrl+number and shows when the link to the core is down', async () => {
     const client = new FakeClient().handle('session.list', () => [])
-    const stores = boot(client)
+    const stores = bootApp(client)
     fireEvent.keyDown(window, { key: '3', ctrlKey: true })
     expect(stores.ui.getState().route).toEqual({ screen: 'servers' })
     expect(await screen.findByRole('heading', { name: 'Servers' })).toBeTruthy()

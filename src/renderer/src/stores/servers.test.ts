@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Server } from '../../../shared/models'
-import { FakeClient, flush } from '../test/fake-client'
+import { FakeClient, flush, localServer as local } from '../test/fake-client'
 import { createServersStore } from './servers'
-
-const local: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
 
 describe('the servers store', () => {
   it('adds a server only with the fingerprint the user confirmed', async () => {

@@ -2,7 +2,7 @@
 // are emitted by the test. Nothing here touches a real door.
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../../shared/contract'
 import { EventListeners } from '../../../shared/event-listeners'
-import type { Session } from '../../../shared/models'
+import type { Server, Session } from '../../../shared/models'
 import { CallError, type Client } from '../api/client'
 import { fromBase64, toBase64 } from '../terminal/codec'
 
@@ -71,6 +71,9 @@ export class FakeClient implements Client {
     for (const l of this.reconnectListeners) l()
   }
 }
+
+/** The laptop's own engine, as the core lists it. */
+export const localServer: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
 
 let n = 0
 export function session(over: Partial<Session> = {}): Session {

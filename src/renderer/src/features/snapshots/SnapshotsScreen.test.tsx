@@ -1,30 +1,18 @@
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Server, Snapshot } from '../../../../shared/models'
-import { DEFAULT_SETTINGS } from '../../../../shared/settings'
-import { App } from '../../App'
-import { createAppStores } from '../../stores/app-stores'
+import type { Snapshot } from '../../../../shared/models'
+import { bootApp, closeApp } from '../../test/boot-app'
 import { FakeClient, session } from '../../test/fake-client'
 
-const local: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
 const web = session({ name: 'web' })
 
 function snap(over: Partial<Snapshot>): Snapshot {
   return { id: 'x:v1', name: 'x', version: 1, kind: 'memory+disk', sessionId: web.id, server: 'local', sizeBytes: 42 * 1024 * 1024, parentSnapshot: null, createdAt: new Date(Date.now() - 3600_000).toISOString(), auto: false, testRestored: false, tags: [], reason: 'named', sessionName: 'web', ...over }
 }
 
-function boot(client: FakeClient, hash: string) {
-  window.location.hash = hash
-  client.handle('server.list', () => [local]).handle('settings.get', () => DEFAULT_SETTINGS).handle('session.list', () => [web])
-  const stores = createAppStores(client, window)
-  render(<App stores={stores} />)
-  return stores
-}
+const boot = (client: FakeClient, hash: string) => bootApp(client.handle('session.list', () => [web]), hash)
 
-afterEach(() => {
-  cleanup()
-  window.location.hash = ''
-})
+afterEach(closeApp)
 
 describe('the snapshot browser', () => {
   it('lists snapshots with their kind, size, server, parent and age, a page at a time', async () => {
