@@ -120,3 +120,13 @@ export function createUiStore(win: Pick<Window, 'location' | 'addEventListener'>
   return store
 }
 export type UiStore = ReturnType<typeof createUiStore>
+
+/** A verb that needs a yes first: on a yes it runs, and the notice says what it did or why it failed. */
+export async function askThenRun(ui: UiStore, question: ConfirmRequest, run: () => Promise<string>): Promise<void> {
+  if (!(await ui.getState().ask(question))) return
+  try {
+    ui.getState().info(await run())
+  } catch (e) {
+    ui.getState().fail(e)
+  }
+}

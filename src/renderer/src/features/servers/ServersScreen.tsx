@@ -3,6 +3,7 @@ import type { Server } from '../../../../shared/models'
 import { ProblemLine } from '../../components/ProblemLine'
 import { describeError } from '../../api/errors'
 import { useServers, useSessions, useStores, useUi } from '../../stores/app-stores'
+import { askThenRun } from '../../stores/ui'
 
 function Health({ name }: { name: string }) {
   const h = useServers((s) => s.health[name])
@@ -31,19 +32,19 @@ export function ServersScreen() {
   const remove = async (s: Server) => {
     const live = Object.values(byId).filter((x) => x.server === s.name && x.state !== 'finished').length
     if (live > 0) return stores.ui.getState().fail(new Error(`${s.name} still has ${live} live session${live === 1 ? '' : 's'}: finish or move them first`))
-    const ok = await stores.ui.getState().ask({
-      title: `Remove ${s.name}?`,
-      body: 'Berth forgets the server and its host key; the server itself and its containers are not touched.',
-      confirmLabel: 'Remove',
-      danger: true,
-    })
-    if (!ok) return
-    try {
-      await stores.servers.getState().remove(s.name)
-      stores.ui.getState().info(`${s.name} removed.`)
-    } catch (e) {
-      stores.ui.getState().fail(e)
-    }
+    await askThenRun(
+      stores.ui,
+      {
+        title: `Remove ${s.name}?`,
+        body: 'Berth forgets the server and its host key; the server itself and its containers are not touched.',
+        confirmLabel: 'Remove',
+        danger: true,
+      },
+      async () => {
+        await stores.servers.getState().remove(s.name)
+        return `${s.name} removed.`
+      },
+    )
   }
 
   return (

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { SESSION_STATES, type Session } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
+import { ServerFilter } from '../../components/ServerFilter'
 import { typingIn, useNow } from '../../lib/hooks'
 import { useServers, useSessions, useStores, useUi, useWorkspace } from '../../stores/app-stores'
 import { visibleSessions, type StateFilter } from '../../stores/sessions'
@@ -93,14 +94,7 @@ export function SessionsScreen() {
               </option>
             ))}
           </select>
-          <select aria-label="server" value={filter.server} onChange={(e) => setFilter({ server: e.target.value })}>
-            <option value="all">All servers</option>
-            {servers.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+          <ServerFilter label="server" value={filter.server} all="all" onChange={(server) => setFilter({ server })} />
           <button className="primary" onClick={() => openDialog('new-session')} title="New session (n)">
             New session
           </button>

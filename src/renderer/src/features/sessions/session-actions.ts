@@ -5,6 +5,7 @@ import { CallError } from '../../api/client'
 import type { MenuItem } from '../../components/Menu'
 import { bytes } from '../../lib/format'
 import type { AppStores } from '../../stores/app-stores'
+import { askThenRun } from '../../stores/ui'
 
 export const isLive = (s: Session) => s.state !== 'finished'
 
@@ -79,18 +80,18 @@ export async function saveSession(stores: AppStores, s: Session): Promise<void> 
 
 export async function restartSession(stores: AppStores, s: Session): Promise<void> {
   const { ui } = stores
-  const ok = await ui.getState().ask({
-    title: `Restart ${s.name}?`,
-    body: 'The container is made anew from the session: its files, views and route stay; the processes running now stop.',
-    confirmLabel: 'Restart',
-  })
-  if (!ok) return
-  try {
-    await stores.sessions.getState().restart(s.id)
-    ui.getState().info(`${s.name} restarted.`)
-  } catch (e) {
-    ui.getState().fail(e)
-  }
+  await askThenRun(
+    ui,
+    {
+      title: `Restart ${s.name}?`,
+      body: 'The container is made anew from the session: its files, views and route stay; the processes running now stop.',
+      confirmLabel: 'Restart',
+    },
+    async () => {
+      await stores.sessions.getState().restart(s.id)
+      return `${s.name} restarted.`
+    },
+  )
 }
 
 export async function forkSession(stores: AppStores, s: Session): Promise<void> {

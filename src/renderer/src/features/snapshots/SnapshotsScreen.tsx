@@ -3,9 +3,11 @@ import type { Snapshot } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
 import { Menu, type MenuItem } from '../../components/Menu'
 import { ProblemLine } from '../../components/ProblemLine'
+import { ServerFilter } from '../../components/ServerFilter'
 import { age, bytes, dateTime } from '../../lib/format'
 import { useNow } from '../../lib/hooks'
-import { useServers, useSessions, useSnapshots, useStores, type AppStores } from '../../stores/app-stores'
+import { useSessions, useSnapshots, useStores, type AppStores } from '../../stores/app-stores'
+import { askThenRun } from '../../stores/ui'
 
 const REASONS: Record<string, string> = {
   named: 'named',
@@ -16,6 +18,9 @@ const REASONS: Record<string, string> = {
   move: 'move',
   restart: 'restart',
 }
+
+/** How a session came back from a snapshot: with its memory, or from disk and why. */
+const restoredHow = (r: { memory: boolean; note?: string | null | undefined }) => (r.memory ? 'with its memory' : `from disk${r.note ? ` (${r.note})` : ''}`)
 
 async function newSessionFrom(stores: AppStores, snap: Snapshot, count = 1): Promise<void> {
   const { ui } = stores
@@ -40,7 +45,7 @@ async function newSessionFrom(stores: AppStores, snap: Snapshot, count = 1): Pro
     try {
       const s = await stores.snapshots.getState().createFrom(snap, { server: values.server, name })
       made.push(s.name)
-      const from = s.origin ? (s.origin.memory ? 'with its memory' : `from disk${s.origin.note ? ` (${s.origin.note})` : ''}`) : ''
+      const from = s.origin ? restoredHow(s.origin) : ''
       if (n === 1) {
         ui.getState().info(`${s.name} started from ${snap.id} ${from}.`.replace(/ \./, '.'))
         ui.getState().navigate({ screen: 'session', id: s.id })
@@ -63,7 +68,7 @@ function actionsFor(stores: AppStores, snap: Snapshot, parentLive: boolean): Men
           .getState()
           .test(snap.id)
           .then(
-            (r) => ui.getState().info(`${snap.id} restores ${r.memory ? 'with its memory' : `from disk${r.note ? ` (${r.note})` : ''}`} (${(r.ms / 1000).toFixed(1)} s).`),
+            (r) => ui.getState().info(`${snap.id} restores ${restoredHow(r)} (${(r.ms / 1000).toFixed(1)} s).`),
             (e: unknown) => ui.getState().fail(e),
           ),
     },
@@ -71,39 +76,37 @@ function actionsFor(stores: AppStores, snap: Snapshot, parentLive: boolean): Men
   if (snap.sessionId && parentLive)
     items.push({
       label: 'Rewind its session to it…',
-      run: async () => {
-        const ok = await ui.getState().ask({
-          title: `Rewind ${snap.sessionName ?? 'the session'} to ${snap.id}?`,
-          body: 'The session comes back to this snapshot; its state now is kept as a snapshot first, so nothing is lost.',
-          confirmLabel: 'Rewind',
-        })
-        if (!ok) return
-        try {
-          const r = await snapshots.getState().rewind(snap.sessionId!, snap.id)
-          ui.getState().info(`${r.session.name} is back at ${r.to.id} ${r.memory ? 'with its memory' : `from disk${r.note ? ` (${r.note})` : ''}`}; its state before is kept as ${r.kept.id}.`)
-        } catch (e) {
-          ui.getState().fail(e)
-        }
-      },
+      run: () =>
+        askThenRun(
+          ui,
+          {
+            title: `Rewind ${snap.sessionName ?? 'the session'} to ${snap.id}?`,
+            body: 'The session comes back to this snapshot; its state now is kept as a snapshot first, so nothing is lost.',
+            confirmLabel: 'Rewind',
+          },
+          async () => {
+            const r = await snapshots.getState().rewind(snap.sessionId!, snap.id)
+            return `${r.session.name} is back at ${r.to.id} ${restoredHow(r)}; its state before is kept as ${r.kept.id}.`
+          },
+        ),
     })
   items.push({
     label: 'Delete…',
     danger: true,
-    run: async () => {
-      const ok = await ui.getState().ask({
-        title: `Delete ${snap.id}?`,
-        body: `What it holds on ${snap.server} (${bytes(snap.sizeBytes)}) is removed. Sessions made from it keep running.`,
-        confirmLabel: 'Delete',
-        danger: true,
-      })
-      if (!ok) return
-      try {
-        await snapshots.getState().remove(snap.id)
-        ui.getState().info(`${snap.id} deleted.`)
-      } catch (e) {
-        ui.getState().fail(e)
-      }
-    },
+    run: () =>
+      askThenRun(
+        ui,
+        {
+          title: `Delete ${snap.id}?`,
+          body: `What it holds on ${snap.server} (${bytes(snap.sizeBytes)}) is removed. Sessions made from it keep running.`,
+          confirmLabel: 'Delete',
+          danger: true,
+        },
+        async () => {
+          await snapshots.getState().remove(snap.id)
+          return `${snap.id} deleted.`
+        },
+      ),
   })
   return items
 }
@@ -135,7 +138,6 @@ export function SnapshotsScreen({ session }: { session?: string | undefined }) {
   const loaded = useSnapshots((s) => s.loaded)
   const loadError = useSnapshots((s) => s.loadError)
   const filter = useSnapshots((s) => s.filter)
-  const servers = useServers((s) => s.list)
   const byId = useSessions((s) => s.byId)
   const now = useNow()
   const setFilter = stores.snapshots.getState().setFilter
@@ -167,14 +169,7 @@ export function SnapshotsScreen({ session }: { session?: string | undefined }) {
               </option>
             ))}
           </select>
-          <select aria-label="snapshot server" value={filter.server} onChange={(e) => setFilter({ server: e.target.value })}>
-            <option value="">All servers</option>
-            {servers.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+          <ServerFilter label="snapshot server" value={filter.server} all="" onChange={(server) => setFilter({ server })} />
           <label className="choice" style={{ alignItems: 'center' }}>
             <input type="checkbox" checked={filter.auto} onChange={(e) => setFilter({ auto: e.target.checked })} />
             automatic checkpoints
