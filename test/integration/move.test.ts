@@ -68,7 +68,7 @@ describe('a move whose connection is cut half way', () => {
   const sshd = new PrivateSshd(23000 + Math.floor(Math.random() * 900))
   beforeAll(async () => {
     await sshd.start()
-    await berth.json(['server', 'add', 'far', sshd.url, '--identity', h.officeIdentity, '--accept-host-key', sshd.fingerprint()])
+    await berth.addOffice('far', sshd)
   })
   afterAll(async () => {
     await berth.cleanup()

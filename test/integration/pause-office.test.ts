@@ -46,7 +46,7 @@ describe('pause and resume on the office server', () => {
   it('completes a pause on the server when the connection is cut half way, and reconciles on the next contact', async () => {
     await sshd.start()
     const h = testHost()
-    await berth.json(['server', 'add', 'cut', sshd.url, '--identity', h.officeIdentity, '--accept-host-key', sshd.fingerprint()])
+    await berth.addOffice('cut', sshd)
     const s = await berth.json(['session', 'create', '--server', 'cut', '--image', base])
     await startViews(berth, s.id)
     await typeInView(berth, s.id, 'CUT_VAR=made-it')

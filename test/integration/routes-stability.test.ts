@@ -15,7 +15,7 @@ describe('the same ssh line, whatever happens to the session', () => {
   beforeAll(async () => {
     ;({ port } = await user.startDaemon(berth))
     await sshd.start()
-    await berth.json(['server', 'add', 'lab', sshd.url, '--identity', testHost().officeIdentity, '--accept-host-key', sshd.fingerprint()])
+    await berth.addOffice('lab', sshd)
   })
 
   afterAll(async () => {

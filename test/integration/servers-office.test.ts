@@ -103,7 +103,7 @@ describe('a server whose sshd we control', () => {
 
   beforeAll(async () => {
     await sshd.start()
-    await berth.json(['server', 'add', 'lab', sshd.url, '--identity', h.officeIdentity, '--accept-host-key', sshd.fingerprint()])
+    await berth.addOffice('lab', sshd)
   })
   afterAll(async () => {
     await berth.cleanup()

@@ -62,9 +62,10 @@ export class BerthHome {
     return JSON.parse(r.stdout) as T
   }
 
-  async addOffice(name = 'office'): Promise<void> {
+  /** Adds the office engine as server NAME, through the shared sshd or through VIA (a test's own PrivateSshd). */
+  async addOffice(name = 'office', via?: { url: string; fingerprint(): string }): Promise<void> {
     const h = testHost()
-    await this.json(['server', 'add', name, h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+    await this.json(['server', 'add', name, via?.url ?? h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', via?.fingerprint() ?? h.officeFingerprint])
   }
 
   daemonPid(): number | undefined {
