@@ -45,7 +45,6 @@ describe('pause and resume on the office server', () => {
 
   it('completes a pause on the server when the connection is cut half way, and reconciles on the next contact', async () => {
     await sshd.start()
-    const h = testHost()
     await berth.addOffice('cut', sshd)
     const s = await berth.json(['session', 'create', '--server', 'cut', '--image', base])
     await startViews(berth, s.id)
