@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import net from 'node:net'
-import { Client, utils, type ClientChannel } from 'ssh2'
+import { Client, type ClientChannel } from 'ssh2'
+import { generateEd25519 } from '../../src/main/core/routes/host-key'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, sleep, until } from '../support/berth'
 import { rssOf, SshUser, Tmux } from '../support/ssh-user'
@@ -166,7 +167,7 @@ describe('gateway limits', () => {
         authHandler: (_left, _partial, next) => {
           attempts++
           if (attempts > 40) return next(false as never)
-          next({ type: 'publickey', username: a.route, key: utils.generateKeyPairSync('ed25519').private } as never)
+          next({ type: 'publickey', username: a.route, key: generateEd25519().private } as never)
         },
       })
     })

@@ -20,10 +20,31 @@ export function routesDir(home: string): string {
   return dir
 }
 
+/**
+ * An ed25519 pair that ssh2 can read back: its generator drops a public key's leading zero byte
+ * (mscdex/ssh2#1513, about one key in 256), and such a key is refused by its own parser.
+ */
+export function generateEd25519(comment?: string): { private: string; public: string } {
+  for (;;) {
+    const pair = utils.generateKeyPairSync('ed25519', comment ? { comment } : {})
+    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair
+  }
+}
+
+function parses(file: string): boolean {
+  try {
+    const parsed = utils.parseKey(readFileSync(file, 'utf8'))
+    return !(parsed instanceof Error) && !(Array.isArray(parsed) && parsed.length === 0)
+  } catch {
+    return false
+  }
+}
+
 export function loadOrCreateHostKey(home: string): GatewayHostKey {
   const file = join(routesDir(home), 'gateway_host_ed25519_key')
-  if (!existsSync(file)) {
-    const pair = utils.generateKeyPairSync('ed25519', { comment: 'berth-gateway' })
+  // a key ssh2 cannot read never served a client, so no client trusts it: replacing it changes nothing for anyone
+  if (!existsSync(file) || !parses(file)) {
+    const pair = generateEd25519('berth-gateway')
     const tmp = `${file}.tmp-${process.pid}`
     writeFileSync(tmp, pair.private, { mode: 0o600 })
     writeFileSync(`${file}.pub`, pair.public + '\n', { mode: 0o644 })
