@@ -4,14 +4,24 @@ import type { SettingsRepo } from '../store/settings-repo'
 
 const KEY = 'settings'
 
-/** Settings are stored as one JSON object; reading fills in defaults for keys never set. */
+/**
+ * Settings are stored as one JSON object; reading fills in defaults for keys never set. The parsed
+ * value is kept: the core holds the home's lock, so set() is the only writer, and listings read the
+ * settings once per row.
+ */
 export class SettingsService {
+  private cached: SettingsT | null = null
+
   constructor(
     private readonly repo: SettingsRepo,
     private readonly bus: CoreBus,
   ) {}
 
   get(): SettingsT {
+    return (this.cached ??= this.read())
+  }
+
+  private read(): SettingsT {
     const stored = this.repo.get<Record<string, unknown>>(KEY, {})
     // a value another version stored that no longer validates falls back to its default
     const valid: Record<string, unknown> = {}
@@ -26,6 +36,7 @@ export class SettingsService {
     const checked = SettingsPatch.parse(patch)
     const next = Settings.parse({ ...this.get(), ...checked })
     this.repo.set(KEY, next)
+    this.cached = next
     this.bus.emit('settings.changed', next)
     return next
   }

@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { EventRecord } from '../../../shared/models'
 import type { Db } from './database'
 import { nowIso } from './database'
@@ -55,8 +56,8 @@ export class EventsRepo {
   last(sessionId: string, kind?: string): EventRecord | undefined {
     const r = (
       kind
-        ? this.db.prepare('SELECT * FROM events WHERE session_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1').get(sessionId, kind)
-        : this.db.prepare('SELECT * FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId)
+        ? prepared(this.db, 'SELECT * FROM events WHERE session_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1').get(sessionId, kind)
+        : prepared(this.db, 'SELECT * FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId)
     ) as Raw | undefined
     return r && fromRaw(r)
   }

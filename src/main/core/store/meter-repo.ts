@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { Db } from './database'
 
 /** A session's meter: totals that only grow while it runs, and the latest sample. */
@@ -67,12 +68,12 @@ export class MeterRepo {
   constructor(private readonly db: Db) {}
 
   get(sessionId: string): MeterTotals | undefined {
-    const r = this.db.prepare('SELECT * FROM meter_totals WHERE session_id = ?').get(sessionId) as Raw | undefined
+    const r = prepared(this.db, 'SELECT * FROM meter_totals WHERE session_id = ?').get(sessionId) as Raw | undefined
     return r && fromRaw(r)
   }
 
   all(): MeterTotals[] {
-    return (this.db.prepare('SELECT * FROM meter_totals').all() as Raw[]).map(fromRaw)
+    return (prepared(this.db, 'SELECT * FROM meter_totals').all() as Raw[]).map(fromRaw)
   }
 
   put(t: MeterTotals): void {
@@ -99,6 +100,6 @@ export class MeterRepo {
   }
 
   sampleCount(sessionId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM meter_samples WHERE session_id = ?').get(sessionId) as { n: number }).n
+    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM meter_samples WHERE session_id = ?').get(sessionId) as { n: number }).n
   }
 }

@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { PauseMode, PausedBy } from '../../../shared/models'
 import type { Db } from './database'
 import { nowIso } from './database'
@@ -99,7 +100,7 @@ export class PausesRepo {
   /** Records a new pause with the next number of its session. */
   insert(p: Omit<PauseRow, 'seq' | 'snapshot' | 'createdAt' | 'status' | 'durableAt' | 'resumedAt' | 'removedAt' | 'job'> & { job: (seq: number) => string }): PauseRow {
     return this.db.transaction((): PauseRow => {
-      const max = this.db.prepare('SELECT MAX(seq) AS m FROM pauses WHERE session_id = ?').get(p.sessionId) as { m: number | null }
+      const max = prepared(this.db, 'SELECT MAX(seq) AS m FROM pauses WHERE session_id = ?').get(p.sessionId) as { m: number | null }
       const seq = (max.m ?? 0) + 1
       const row: PauseRow = {
         ...p,
@@ -125,18 +126,18 @@ export class PausesRepo {
   }
 
   get(sessionId: string, seq: number): PauseRow | undefined {
-    const r = this.db.prepare('SELECT * FROM pauses WHERE session_id = ? AND seq = ?').get(sessionId, seq) as Raw | undefined
+    const r = prepared(this.db, 'SELECT * FROM pauses WHERE session_id = ? AND seq = ?').get(sessionId, seq) as Raw | undefined
     return r && fromRaw(r)
   }
 
   /** The newest pause of a session. */
   latest(sessionId: string): PauseRow | undefined {
-    const r = this.db.prepare('SELECT * FROM pauses WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId) as Raw | undefined
+    const r = prepared(this.db, 'SELECT * FROM pauses WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId) as Raw | undefined
     return r && fromRaw(r)
   }
 
   forSession(sessionId: string): PauseRow[] {
-    return (this.db.prepare('SELECT * FROM pauses WHERE session_id = ? ORDER BY seq').all(sessionId) as Raw[]).map(fromRaw)
+    return (prepared(this.db, 'SELECT * FROM pauses WHERE session_id = ? ORDER BY seq').all(sessionId) as Raw[]).map(fromRaw)
   }
 
   /** Pauses whose artefacts (checkpoint, image) are still on their server. */
@@ -146,7 +147,7 @@ export class PausesRepo {
 
   /** The pause's artefacts now live on another server, in another container (a move). */
   relocate(sessionId: string, seq: number, server: string, containerId: string): void {
-    this.db.prepare('UPDATE pauses SET server = ?, container_id = ? WHERE session_id = ? AND seq = ?').run(server, containerId, sessionId, seq)
+    prepared(this.db, 'UPDATE pauses SET server = ?, container_id = ? WHERE session_id = ? AND seq = ?').run(server, containerId, sessionId, seq)
   }
 
   update(sessionId: string, seq: number, patch: PausePatch): void {
@@ -157,6 +158,6 @@ export class PausesRepo {
       params[key] = key === 'detail' ? JSON.stringify(value ?? {}) : (value ?? null)
     }
     if (!sets.length) return
-    this.db.prepare(`UPDATE pauses SET ${sets.join(', ')} WHERE session_id = @sessionId AND seq = @seq`).run(params)
+    prepared(this.db, `UPDATE pauses SET ${sets.join(', ')} WHERE session_id = @sessionId AND seq = @seq`).run(params)
   }
 }

@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { Db } from './database'
 import { nowIso } from './database'
 
@@ -38,11 +39,11 @@ export class ServersRepo {
   constructor(private readonly db: Db) {}
 
   list(): ServerRow[] {
-    return (this.db.prepare("SELECT * FROM servers ORDER BY kind = 'ssh', name").all() as Raw[]).map(fromRaw)
+    return (prepared(this.db, "SELECT * FROM servers ORDER BY kind = 'ssh', name").all() as Raw[]).map(fromRaw)
   }
 
   get(name: string): ServerRow | undefined {
-    const r = this.db.prepare('SELECT * FROM servers WHERE name = ?').get(name) as Raw | undefined
+    const r = prepared(this.db, 'SELECT * FROM servers WHERE name = ?').get(name) as Raw | undefined
     return r && fromRaw(r)
   }
 
@@ -66,6 +67,6 @@ export class ServersRepo {
   }
 
   remove(name: string): boolean {
-    return this.db.prepare('DELETE FROM servers WHERE name = ?').run(name).changes > 0
+    return prepared(this.db, 'DELETE FROM servers WHERE name = ?').run(name).changes > 0
   }
 }

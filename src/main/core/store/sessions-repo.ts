@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { PauseMode, PausedBy, Session, SessionState, WorkspaceInfo } from '../../../shared/models'
 import type { Db } from './database'
 
@@ -133,7 +134,7 @@ export class SessionsRepo {
   }
 
   get(id: string): SessionRow | undefined {
-    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Raw | undefined
+    const r = prepared(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Raw | undefined
     return r && fromRaw(r)
   }
 
@@ -160,20 +161,20 @@ export class SessionsRepo {
       params.server = filter.server
     }
     const sql = `SELECT * FROM sessions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id`
-    return (this.db.prepare(sql).all(params) as Raw[]).map(fromRaw)
+    return (prepared(this.db, sql).all(params) as Raw[]).map(fromRaw)
   }
 
   inStates(states: readonly SessionState[]): SessionRow[] {
     const marks = states.map(() => '?').join(',')
-    return (this.db.prepare(`SELECT * FROM sessions WHERE state IN (${marks}) ORDER BY created_at`).all(...states) as Raw[]).map(fromRaw)
+    return (prepared(this.db, `SELECT * FROM sessions WHERE state IN (${marks}) ORDER BY created_at`).all(...states) as Raw[]).map(fromRaw)
   }
 
   liveNameTaken(name: string): boolean {
-    return !!this.db.prepare("SELECT 1 FROM sessions WHERE name = ? AND state NOT IN ('finished','failed')").get(name)
+    return !!prepared(this.db, "SELECT 1 FROM sessions WHERE name = ? AND state NOT IN ('finished','failed')").get(name)
   }
 
   routeTaken(route: string): boolean {
-    return !!this.db.prepare('SELECT 1 FROM sessions WHERE route = ?').get(route)
+    return !!prepared(this.db, 'SELECT 1 FROM sessions WHERE route = ?').get(route)
   }
 
   /**
@@ -195,7 +196,7 @@ export class SessionsRepo {
       sql += ' AND version = @expectVersion'
       params.expectVersion = expectVersion
     }
-    return this.db.prepare(sql).run(params).changes
+    return prepared(this.db, sql).run(params).changes
   }
 
   /** Changes fields that are not part of the state machine (settings of a session, savedAt). */
@@ -207,6 +208,6 @@ export class SessionsRepo {
       sets.push(`${col} = @p_${col}`)
       params[`p_${col}`] = toColumnValue(key, value)
     }
-    this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params)
+    prepared(this.db, `UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params)
   }
 }

@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { Db } from './database'
 
 /** Key/value settings, stored as JSON. Defaults live with the code that reads them. */
@@ -5,7 +6,7 @@ export class SettingsRepo {
   constructor(private readonly db: Db) {}
 
   get<T>(key: string, fallback: T): T {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined
+    const row = prepared(this.db, 'SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined
     return row ? (JSON.parse(row.value) as T) : fallback
   }
 
@@ -16,7 +17,7 @@ export class SettingsRepo {
   }
 
   all(): Record<string, unknown> {
-    const rows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[]
+    const rows = prepared(this.db, 'SELECT key, value FROM settings').all() as { key: string; value: string }[]
     return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]))
   }
 }

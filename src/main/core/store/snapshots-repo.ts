@@ -1,3 +1,4 @@
+import { prepared } from './prepared'
 import type { SnapshotReason } from '../../../shared/models'
 import type { WorkspaceInfo } from '../../../shared/models'
 import type { Db } from './database'
@@ -138,7 +139,7 @@ export class SnapshotsRepo {
   /** Reserves the next version of a name (never reused, even after the snapshot is deleted). */
   reserveVersion(name: string): number {
     return this.db.transaction((): number => {
-      const cur = this.db.prepare('SELECT last_version FROM snapshot_names WHERE name = ?').get(name) as { last_version: number } | undefined
+      const cur = prepared(this.db, 'SELECT last_version FROM snapshot_names WHERE name = ?').get(name) as { last_version: number } | undefined
       const next = (cur?.last_version ?? 0) + 1
       this.db
         .prepare('INSERT INTO snapshot_names(name, last_version) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_version = excluded.last_version')
@@ -167,7 +168,7 @@ export class SnapshotsRepo {
   }
 
   get(id: string): SnapshotRow | undefined {
-    const r = this.db.prepare('SELECT rowid, * FROM snapshots WHERE id = ?').get(id) as Raw | undefined
+    const r = prepared(this.db, 'SELECT rowid, * FROM snapshots WHERE id = ?').get(id) as Raw | undefined
     return r && fromRaw(r)
   }
 
@@ -205,7 +206,7 @@ export class SnapshotsRepo {
       params.beforeSeq = filter.beforeSeq
     }
     const sql = `SELECT rowid, * FROM snapshots WHERE ${where.join(' AND ')} ORDER BY rowid DESC LIMIT @limit`
-    return (this.db.prepare(sql).all(params) as Raw[]).map(fromRaw)
+    return (prepared(this.db, sql).all(params) as Raw[]).map(fromRaw)
   }
 
   /** A session's snapshots, newest first. */
@@ -220,11 +221,11 @@ export class SnapshotsRepo {
       where.push('reason = @reason')
       params.reason = opts.reason
     }
-    return (this.db.prepare(`SELECT rowid, * FROM snapshots WHERE ${where.join(' AND ')} ORDER BY rowid DESC`).all(params) as Raw[]).map(fromRaw)
+    return (prepared(this.db, `SELECT rowid, * FROM snapshots WHERE ${where.join(' AND ')} ORDER BY rowid DESC`).all(params) as Raw[]).map(fromRaw)
   }
 
   inState(state: SnapshotState): SnapshotRow[] {
-    return (this.db.prepare('SELECT rowid, * FROM snapshots WHERE state = ? ORDER BY rowid').all(state) as Raw[]).map(fromRaw)
+    return (prepared(this.db, 'SELECT rowid, * FROM snapshots WHERE state = ? ORDER BY rowid').all(state) as Raw[]).map(fromRaw)
   }
 
   update(id: string, patch: SnapshotPatch): SnapshotRow | undefined {
@@ -235,14 +236,14 @@ export class SnapshotsRepo {
       sets.push(`${col} = @p_${col}`)
       params[`p_${col}`] = toColumnValue(key, value)
     }
-    if (sets.length) this.db.prepare(`UPDATE snapshots SET ${sets.join(', ')} WHERE id = @id`).run(params)
+    if (sets.length) prepared(this.db, `UPDATE snapshots SET ${sets.join(', ')} WHERE id = @id`).run(params)
     return this.get(id)
   }
 
   remove(id: string): boolean {
     return this.db.transaction((): boolean => {
-      this.db.prepare('DELETE FROM snapshot_pins WHERE snapshot_id = ?').run(id)
-      return this.db.prepare('DELETE FROM snapshots WHERE id = ?').run(id).changes > 0
+      prepared(this.db, 'DELETE FROM snapshot_pins WHERE snapshot_id = ?').run(id)
+      return prepared(this.db, 'DELETE FROM snapshots WHERE id = ?').run(id).changes > 0
     })()
   }
 
@@ -253,7 +254,7 @@ export class SnapshotsRepo {
   }
 
   pins(snapshotId: string): Array<{ by: string; reason: string }> {
-    return this.db.prepare('SELECT by, reason FROM snapshot_pins WHERE snapshot_id = ? ORDER BY created_at').all(snapshotId) as Array<{
+    return prepared(this.db, 'SELECT by, reason FROM snapshot_pins WHERE snapshot_id = ? ORDER BY created_at').all(snapshotId) as Array<{
       by: string
       reason: string
     }>
@@ -261,10 +262,10 @@ export class SnapshotsRepo {
 
   /** Releases what one session or snapshot held (it finished, or was deleted). */
   unpinBy(by: string): void {
-    this.db.prepare('DELETE FROM snapshot_pins WHERE by = ?').run(by)
+    prepared(this.db, 'DELETE FROM snapshot_pins WHERE by = ?').run(by)
   }
 
   isPinned(snapshotId: string): boolean {
-    return !!this.db.prepare('SELECT 1 FROM snapshot_pins WHERE snapshot_id = ? LIMIT 1').get(snapshotId)
+    return !!prepared(this.db, 'SELECT 1 FROM snapshot_pins WHERE snapshot_id = ? LIMIT 1').get(snapshotId)
   }
 }
