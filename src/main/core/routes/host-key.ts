@@ -2,7 +2,7 @@
 // never sees a changed host key after a restart of Berth, a reboot or an upgrade.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { utils } from 'ssh2'
+import { utils, type ParsedKey } from 'ssh2'
 import { fingerprintOf } from '../engines/known-hosts'
 
 export interface GatewayHostKey {
@@ -31,31 +31,30 @@ export function generateEd25519(comment?: string): { private: string; public: st
   }
 }
 
-function parses(file: string): boolean {
-  try {
-    const parsed = utils.parseKey(readFileSync(file, 'utf8'))
-    return !(parsed instanceof Error) && !(Array.isArray(parsed) && parsed.length === 0)
-  } catch {
-    return false
-  }
+/** The key in `file` as ssh2 reads it, or null when there is none it can read. */
+function readKey(file: string): { privateKey: string; key: ParsedKey } | null {
+  if (!existsSync(file)) return null
+  const privateKey = readFileSync(file, 'utf8')
+  const parsed = utils.parseKey(privateKey)
+  const key = Array.isArray(parsed) ? parsed[0] : parsed
+  return key && !(key instanceof Error) ? { privateKey, key } : null
 }
 
 export function loadOrCreateHostKey(home: string): GatewayHostKey {
   const file = join(routesDir(home), 'gateway_host_ed25519_key')
   // a key ssh2 cannot read never served a client, so no client trusts it: replacing it changes nothing for anyone
-  if (!existsSync(file) || !parses(file)) {
+  let loaded = readKey(file)
+  if (!loaded) {
     const pair = generateEd25519('berth-gateway')
     const tmp = `${file}.tmp-${process.pid}`
     writeFileSync(tmp, pair.private, { mode: 0o600 })
     writeFileSync(`${file}.pub`, pair.public + '\n', { mode: 0o644 })
     renameSync(tmp, file)
+    loaded = readKey(file)
+    if (!loaded) throw new Error(`the gateway host key ${file} could not be written`)
   }
   // a key someone else could read is a key someone else could impersonate the gateway with
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
-  const privateKey = readFileSync(file, 'utf8')
-  const parsed = utils.parseKey(privateKey)
-  const key = Array.isArray(parsed) ? parsed[0] : parsed
-  if (!key || key instanceof Error) throw new Error(`the gateway host key ${file} is unreadable: ${(key as Error | undefined)?.message ?? 'no key'}`)
-  const blob = key.getPublicSSH()
-  return { privateKey, publicKey: `${key.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) }
+  const blob = loaded.key.getPublicSSH()
+  return { privateKey: loaded.privateKey, publicKey: `${loaded.key.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) }
 }
