@@ -31,7 +31,11 @@ describe('the same ssh line and preview address when the container is replaced o
     const up = await user.run('scp', [...user.options(), '-P', String(port), join(user.home, 'web.pl'), `${route}@127.0.0.1:/tmp/web.pl`])
     expect(up.code).toBe(0)
     await user.ssh(port, route, `kill $(cat /tmp/web.pid 2>/dev/null) 2>/dev/null; sleep 0.2; nohup perl /tmp/web.pl 3000 "${text}" >/dev/null 2>&1 & echo $! > /tmp/web.pid`)
-    await until(async () => (await previewGet(previewPort, `${route}-3000.localhost:${previewPort}`)).body.includes(text), `the page "${text}"`, 30_000)
+    await until(async () => {
+      const page = await previewGet(previewPort, `${route}-3000.localhost:${previewPort}`)
+      if (!page.body.includes(text)) throw new Error(`the preview answered ${page.status}: ${page.body.slice(0, 200)}`)
+      return true
+    }, `the page "${text}"`, 30_000)
   }
 
   it('keeps both across a restart (a new container, the same files)', async () => {

@@ -9,6 +9,7 @@ my ($port, $text) = @ARGV;
 my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $port, Listen => 16, ReuseAddr => 1) or die "listen: $!";
 while (my $c = $s->accept) {
   if (fork) { close $c; next }
+  close $s;
   my %h; my $first = <$c>; while (<$c>) { last if /^\\r?\\n$/; $h{lc $1} = $2 if /^([^:]+):\\s*(.*?)\\r?\\n$/ }
   if (lc($h{upgrade} // "") ne "websocket") {
     my $b = "<html><body><h1 id=t>$text</h1><p id=h>$h{host}</p></body></html>\\n";
@@ -37,6 +38,8 @@ export function previewGet(previewPort: number, host: string, path = '/'): Promi
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
     })
     req.on('error', reject)
+    // a request the session never answers is an error for the caller's retry, not a hang
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')))
     req.end()
   })
 }
