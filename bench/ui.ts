@@ -176,7 +176,7 @@ async function catThroughput(browser: Browser, c: ControlClient, image: string, 
     () => {
       const dbg = (globalThis as unknown as { berthDebug: { terminals(o: { tail: number }): Array<{ status: string; text: string; key: string }> } }).berthDebug
       const key = (globalThis as any).document.querySelector('.terminal-pane')?.getAttribute('data-terminal') // eslint-disable-line @typescript-eslint/no-explicit-any
-      const t = dbg.terminals({ tail: 4 }).find((x) => x.key === key)
+      const t = dbg.terminals({ tail: 64 }).find((x) => x.key === key)
       return !!t && /END-2\s*$/m.test(t.text) // the echo's output (the typed line reads END-$((1+1))); the file ends mid-line and the prompt follows
     },
     undefined,

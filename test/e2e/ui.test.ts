@@ -64,6 +64,9 @@ describe('the UI in Chromium', () => {
     const t = await activeTerminal(page)
     expect(t.text).toContain('hello from the UI')
     expect(t.renderer === 'webgl' || t.renderer === 'dom').toBe(true)
+    // the view's shell has the size of the pane the terminal was fitted to
+    await page.keyboard.type('stty size\n')
+    await until(async () => new RegExp(`^${t.rows} ${t.cols}$`, 'm').test((await activeTerminal(page)).text), `stty to say ${t.rows} ${t.cols}`)
     // the session's events are listed beside the terminal
     await page.getByRole('list', { name: 'session events' }).getByText('create: creating → running').waitFor()
     await screenshot(page, '03-session-terminal')

@@ -89,6 +89,8 @@ export interface TerminalInfo {
   persistent: boolean
   problem: string | null
   text: string
+  cols: number
+  rows: number
 }
 
 /** The page's terminals and their text (scrollback included). */

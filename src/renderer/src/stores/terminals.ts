@@ -178,7 +178,7 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
 
   if (typeof window !== 'undefined') {
     ;(window as unknown as { berthDebug?: unknown }).berthDebug = {
-      terminals: (opts?: { tail?: number }) => [...live].map(([key, t]) => ({ key, ...t.state, problem: t.state.problem?.message ?? null, text: t.text(opts?.tail) })),
+      terminals: (opts?: { tail?: number }) => [...live].map(([key, t]) => ({ key, ...t.state, problem: t.state.problem?.message ?? null, text: t.text(opts?.tail), cols: t.term.cols, rows: t.term.rows })),
     }
   }
   return { store, session: (key: string) => live.get(key) } satisfies TerminalsRuntime

@@ -44,6 +44,18 @@ describe('a terminal tab', () => {
     expect(t.text()).toContain('hello-42')
   })
 
+  it('tells the view the size it was fitted to while the view was opening', async () => {
+    const { client, t } = setup({ value: 'running' })
+    client.handle('view.open', async () => {
+      await new Promise((r) => setTimeout(r, 150)) // opening a view takes a round trip to the engine
+      return { streamId: 'st1', view: 'main', persistent: true }
+    })
+    const opening = t.attach(false)
+    t.term.resize(160, 46) // the pane mounts and fits before view.open answers
+    await opening
+    await vi.waitFor(() => expect(client.callsOf('stream.resize')).toEqual([{ streamId: 'st1', cols: 160, rows: 46 }]))
+  })
+
   it('sends keystrokes as UTF-8 to its stream', async () => {
     const { client, t } = setup({ value: 'running' })
     await t.attach(false)

@@ -169,18 +169,16 @@ export class TerminalSession {
     if (this.disposed) return
     this.update({ status: 'connecting', problem: null })
     try {
-      const r = await this.deps.client.call('view.open', {
-        id: this.deps.sessionId,
-        view: this.snapshot.view,
-        cols: Math.max(2, this.term.cols),
-        rows: Math.max(2, this.term.rows),
-        history,
-      })
+      const cols = Math.max(2, this.term.cols)
+      const rows = Math.max(2, this.term.rows)
+      const r = await this.deps.client.call('view.open', { id: this.deps.sessionId, view: this.snapshot.view, cols, rows, history })
       if (this.disposed) {
         void this.deps.client.call('stream.close', { streamId: r.streamId }).catch(() => undefined)
         return
       }
       this.bind(r.streamId)
+      // a fit while the view was opening had no stream to tell: the shell would keep the old size
+      if (this.term.cols !== cols || this.term.rows !== rows) this.resized(this.term.cols, this.term.rows)
       this.update({ status: 'attached', view: r.view, persistent: r.persistent })
     } catch (e) {
       if (this.disposed) return
