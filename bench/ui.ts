@@ -97,7 +97,8 @@ async function listPaint(browser: Browser, url: string, loads: number, live: num
       setValue.call(select, 'all')
       select.dispatchEvent(new Event('change', { bubbles: true }))
       await new Promise((r) => g.requestAnimationFrame(() => g.requestAnimationFrame(r)))
-      return { ms: performance.now() - t0, rows: g.document.querySelectorAll('tr[data-session]').length as number }
+      // the list keeps a screenful of rows in the page; the table says how many the list holds
+      return { ms: performance.now() - t0, rows: Number(g.document.querySelector('table[aria-label="sessions"]').getAttribute('data-rows')) }
     })
     if (t.rows !== SESSIONS) throw new Error(`the "All" filter showed ${t.rows} rows`)
     all.push(t.ms)
@@ -222,7 +223,7 @@ async function main(): Promise<void> {
       table([
         ['list', 'median ms', 'max ms', 'target', 'ratio to target'],
         [`page load -> list painted (${live} rows)`, median(paint.painted), Math.max(...paint.painted), '< 1000', `${fmt(median(paint.painted) / 1000)}x`],
-        [`"All" filter -> ${SESSIONS} rows painted`, median(paint.all), Math.max(...paint.all), '', ''],
+        [`"All" filter -> the list of ${SESSIONS} painted`, median(paint.all), Math.max(...paint.all), '', ''],
       ]),
     )
     console.log()

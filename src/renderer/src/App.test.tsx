@@ -43,6 +43,32 @@ describe('the sessions screen', () => {
     expect(within(row('moving-one')).getByText('paused (memory)')).toBeTruthy()
   })
 
+  it('keeps only a screenful of a thousand sessions in the page, and a filter still finds any of them', async () => {
+    // happy-dom lays nothing out: the scrolling pane gets the height of a window, a row its own
+    const clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight')!
+    const offsetHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'offsetHeight')!
+    Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get(this: HTMLElement) { return this.classList.contains('main') ? 800 : 0 } })
+    Object.defineProperty(HTMLElement.prototype, 'offsetHeight', { configurable: true, get(this: HTMLElement) { return this.tagName === 'TR' ? 55 : 0 } })
+    try {
+      const many = Array.from({ length: 1000 }, (_, i) => session({ name: `project-${i}`, createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() }))
+      bootApp(new FakeClient().handle('session.list', () => many))
+      const table = await screen.findByRole('table', { name: 'sessions' })
+      expect(table.getAttribute('aria-rowcount')).toBe('1001')
+      // newest first: the top of the list is in the page, the bottom is not
+      expect(await within(table).findByText('project-999')).toBeTruthy()
+      expect(within(table).queryByText('project-0')).toBeNull()
+      const inPage = table.querySelectorAll('tr[data-session]').length
+      expect(inPage).toBeGreaterThan(5)
+      expect(inPage).toBeLessThan(60)
+      // a filter finds a session however far down it is
+      fireEvent.change(screen.getByLabelText('filter sessions'), { target: { value: 'project-0' } })
+      expect(await within(table).findByText('project-0')).toBeTruthy()
+    } finally {
+      Object.defineProperty(HTMLElement.prototype, 'clientHeight', clientHeight)
+      Object.defineProperty(HTMLElement.prototype, 'offsetHeight', offsetHeight)
+    }
+  })
+
   it('filters by state, server and text, and offers to clear filters that hide everything', async () => {
     const a = session({ name: 'web', server: 'office' })
     const b = session({ name: 'api', state: 'paused', mode: 'disk', durable: true })

@@ -14,7 +14,7 @@ export function installMeter(core: Core): MeterService {
     settings: () => core.settings.get(),
     homeId: core.homeId,
   })
-  core.sessions.decorate((row, model) => ({ ...model, meter: meter.meterOf(row) }))
+  core.sessions.decorate((rows) => meter.metersOf(rows))
   core.use(
     { start: () => meter.start(), stop: () => meter.stop() },
     {

@@ -152,8 +152,21 @@ export class MeterService {
 
   /** The meter as `session show` reports it: totals plus the running interval so far. */
   meterOf(row: SessionRow): Meter {
-    const t = this.d.repo.get(row.id) ?? emptyTotals(row.id)
-    const rate = this.rate(row.server)
+    return this.meter(row, this.d.repo.get(row.id) ?? emptyTotals(row.id), this.rate(row.server))
+  }
+
+  /** The meters of a listing: the totals in one query, each server's rate read once. */
+  metersOf(rows: readonly SessionRow[]): (row: SessionRow, model: { meter?: Meter }) => void {
+    const totals = rows.length === 1 ? new Map(rows.map((r) => [r.id, this.d.repo.get(r.id)])) : this.d.repo.totalsOf(rows.map((r) => r.id))
+    const rates = new Map<string, number>()
+    return (row, model) => {
+      let rate = rates.get(row.server)
+      if (rate === undefined) rates.set(row.server, (rate = this.rate(row.server)))
+      model.meter = this.meter(row, totals.get(row.id) ?? emptyTotals(row.id), rate)
+    }
+  }
+
+  private meter(row: SessionRow, t: MeterTotals, rate: number): Meter {
     const open = t.runningSince && row.state === 'running' ? Math.max(0, (Date.now() - Date.parse(t.runningSince)) / 1000) : 0
     return {
       cpuSeconds: round(t.cpuSeconds, 3),

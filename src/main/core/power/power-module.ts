@@ -20,7 +20,7 @@ export function installPower(core: Core, pause: PauseService): { power: PowerSer
     note: (kind, detail) => core.eventsRepo.append({ sessionId: null, kind, detail }),
   })
   const idle = new IdleWatcher({ sessions: core.sessionsRepo, settings, bus: core.bus, hub: core.hub, pause })
-  core.sessions.decorate((row, model) => ({ ...model, activity: idle.activity(row) }))
+  core.sessions.decorate(() => (row, model) => void (model.activity = idle.activity(row)))
   core.use(
     {
       async start() {

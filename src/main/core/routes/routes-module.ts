@@ -78,7 +78,11 @@ export class RoutesModule implements CoreModule {
       limits,
     })
     this.preview = new PreviewProxy({ routes: this.table, ports: this.ports, activity, log })
-    core.sessions.decorate((row, model) => this.decorate(row, model))
+    core.sessions.decorate(() => {
+      const gatewayPort = this.gatewayPort()
+      const previewPort = this.previewPort()
+      return (row, model) => this.decorate(row, model, gatewayPort, previewPort)
+    })
     core.sessions.beforeShow.push((row) => this.refreshPreviews(row))
   }
 
@@ -197,16 +201,12 @@ export class RoutesModule implements CoreModule {
     this.scheduleRewrite()
   }
 
-  private decorate(row: SessionRow, model: Session): Session {
-    if (row.state === 'finished') return model
+  private decorate(row: SessionRow, model: Session, gatewayPort: number, previewPort: number): void {
+    if (row.state === 'finished') return
     const cached = this.previews.get(row.id)
     const ports = row.state === 'running' && cached && cached.containerId === row.containerId ? cached.ports : []
-    const previewPort = this.previewPort()
-    return {
-      ...model,
-      sshLine: sshLine(row.route, this.gatewayPort(), HOST),
-      previews: ports.map((port) => ({ port, url: previewUrl(row.route, port, previewPort) })),
-    }
+    model.sshLine = sshLine(row.route, gatewayPort, HOST)
+    model.previews = ports.map((port) => ({ port, url: previewUrl(row.route, port, previewPort) }))
   }
 
   /** Reads the ports a running session listens on (bounded in time: a slow server shows the last known list). */

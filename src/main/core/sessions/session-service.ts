@@ -30,7 +30,12 @@ export interface CreateSessionInput {
 }
 
 /** Adds live parts (meter, activity, route line...) to a stored session; later issues extend it. */
-export type SessionDecorator = (row: SessionRow, model: Session) => Session
+/**
+ * Adds what a module knows to session models. It sees every row of a listing first, so it can read
+ * what it needs in one query rather than one per row; then it fills in each row's model (a fresh
+ * object it may write to).
+ */
+export type SessionDecorator = (rows: readonly SessionRow[]) => (row: SessionRow, model: Session) => void
 
 /** A session's row as first stored, before anything exists on its server. */
 export function creatingRow(
@@ -94,10 +99,17 @@ export class SessionService {
   }
 
   toModel(row: SessionRow): Session {
-    const { version: _v, idleAfterSeconds: _i, options: _o, ...rest } = row
-    let model: Session = { ...rest }
-    for (const d of this.decorators) model = d(row, model)
-    return model
+    return this.toModels([row])[0]!
+  }
+
+  toModels(rows: readonly SessionRow[]): Session[] {
+    const fill = this.decorators.map((d) => d(rows))
+    return rows.map((row) => {
+      const { version: _v, idleAfterSeconds: _i, options: _o, ...rest } = row
+      const model: Session = rest
+      for (const f of fill) f(row, model)
+      return model
+    })
   }
 
   resolve(ref: string): SessionRow {
@@ -108,7 +120,7 @@ export class SessionService {
 
   list(filter: { state?: SessionState | undefined; server?: string | undefined }): Session[] {
     if (filter.server) this.engines.row(filter.server)
-    return this.sessions.list(filter).map((r) => this.toModel(r))
+    return this.toModels(this.sessions.list(filter))
   }
 
   show(ref: string): Session {

@@ -55,9 +55,10 @@ export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseServ
     new ProgressReporter((p) => core.bus.emit('progress', p), { op, sessionId, server })
 
   // where a session came from (create --from, fork, rewind), shown with the session
-  core.sessions.decorate((row, model) => {
+  core.sessions.decorate(() => (row, model) => {
+    if (row.options.origin === undefined) return
     const o = SessionOrigin.safeParse(row.options.origin)
-    return o.success ? { ...model, origin: o.data } : model
+    if (o.success) model.origin = o.data
   })
 
   core.recovery.register('restarting', async (row) => void (await completeRestart(service, row).catch(() => undefined)))

@@ -72,6 +72,12 @@ export class MeterRepo {
     return r && fromRaw(r)
   }
 
+  /** The totals of many sessions in one query (the ids travel as one JSON array). */
+  totalsOf(sessionIds: readonly string[]): Map<string, MeterTotals> {
+    const rows = prepared(this.db, 'SELECT * FROM meter_totals WHERE session_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(sessionIds)) as Raw[]
+    return new Map(rows.map((r) => [r.session_id, fromRaw(r)]))
+  }
+
   all(): MeterTotals[] {
     return (prepared(this.db, 'SELECT * FROM meter_totals').all() as Raw[]).map(fromRaw)
   }

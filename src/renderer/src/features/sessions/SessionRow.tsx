@@ -15,6 +15,8 @@ export interface RowActions {
 const WORKING = ['moving', 'creating', 'resuming', 'pausing', 'restarting']
 
 export const SessionRow = memo(function SessionRow({
+  index,
+  measure,
   session: s,
   progress,
   selected,
@@ -22,6 +24,9 @@ export const SessionRow = memo(function SessionRow({
   now,
   actions,
 }: {
+  /** the row's place in the list (aria-rowindex; the list measures rows by it) */
+  index: number
+  measure: ((row: HTMLTableRowElement | null) => void) | undefined
   session: Session
   progress: Progress | undefined
   selected: boolean
@@ -32,7 +37,7 @@ export const SessionRow = memo(function SessionRow({
 }) {
   const verbs = actions.verbs(s)
   return (
-    <tr className={selected ? 'selected' : undefined} data-session={s.id} data-state={s.state} onClick={() => actions.select(s.id)} onDoubleClick={() => actions.open(s)}>
+    <tr ref={measure} data-index={index} aria-rowindex={index + 2} className={selected ? 'selected' : undefined} data-session={s.id} data-state={s.state} onClick={() => actions.select(s.id)} onDoubleClick={() => actions.open(s)}>
       <td className="name-cell">
         <a
           href={`#/sessions/${encodeURIComponent(s.id)}`}

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { SESSION_STATES, type Session } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -8,6 +9,11 @@ import { useServers, useSessions, useStores, useUi, useWorkspace } from '../../s
 import { visibleSessions, type StateFilter } from '../../stores/sessions'
 import { finishSession, sessionActions } from './session-actions'
 import { SessionRow, type RowActions } from './SessionRow'
+
+/** a row with one line of detail under the name; rows with more are measured */
+const ROW_HEIGHT = 55
+/** shorter lists are all in the page (cheap, and found by the browser's own search) */
+const VIRTUAL_FROM = 150
 
 const STATE_FILTERS: Array<{ value: StateFilter; label: string }> = [
   { value: 'live', label: 'Live' },
@@ -32,6 +38,29 @@ export function SessionsScreen() {
 
   const visible = useMemo(() => visibleSessions(byId, filter), [byId, filter])
   const total = useMemo(() => Object.keys(byId).length, [byId])
+
+  // only the rows on screen are in the page: a home with a thousand sessions paints as fast as one
+  // with ten, and the clock that ages the rows re-renders a screenful, not the whole list
+  const table = useRef<HTMLTableElement>(null)
+  const [scrollMargin, setScrollMargin] = useState(0)
+  const virtual = visible.length >= VIRTUAL_FROM
+  const rows = useVirtualizer({
+    enabled: virtual,
+    count: visible.length,
+    getScrollElement: () => table.current?.closest<HTMLElement>('.main') ?? null,
+    estimateSize: () => ROW_HEIGHT,
+    getItemKey: (i) => visible[i]!.id,
+    overscan: 8,
+    scrollMargin,
+  })
+  useLayoutEffect(() => {
+    const t = table.current
+    const main = t?.closest<HTMLElement>('.main')
+    if (t && main) setScrollMargin(t.tBodies[0]!.getBoundingClientRect().top - main.getBoundingClientRect().top + main.scrollTop)
+  }, [loaded, total === 0, visible.length === 0, loadError])
+  const onScreen = virtual ? rows.getVirtualItems() : visible.map((s, index) => ({ index, key: s.id, start: 0, end: 0 }))
+  const padTop = virtual && onScreen.length ? onScreen[0]!.start - scrollMargin : 0
+  const padBottom = virtual && onScreen.length ? rows.getTotalSize() - (onScreen[onScreen.length - 1]!.end - scrollMargin) : 0
 
   const actions: RowActions = useMemo(
     () => ({
@@ -61,10 +90,14 @@ export function SessionsScreen() {
         search.current?.focus()
       } else if (e.key === 'j' || e.key === 'ArrowDown') {
         e.preventDefault()
-        setSelected(visible[Math.min(visible.length - 1, i + 1)]?.id ?? null)
+        const next = Math.min(visible.length - 1, i + 1)
+        setSelected(visible[next]?.id ?? null)
+        if (virtual) rows.scrollToIndex(next, { align: 'auto' })
       } else if (e.key === 'k' || e.key === 'ArrowUp') {
         e.preventDefault()
-        setSelected(visible[Math.max(0, i - 1)]?.id ?? null)
+        const next = Math.max(0, i - 1)
+        setSelected(visible[next]?.id ?? null)
+        if (virtual) rows.scrollToIndex(next, { align: 'auto' })
       } else if (e.key === 'Enter' && i >= 0) {
         actions.open(visible[i]!)
       } else if (e.key === 'f' && i >= 0) {
@@ -73,7 +106,7 @@ export function SessionsScreen() {
         actions.verbs(visible[i]!).primary?.run()
       }
     },
-    [visible, selected, actions, stores],
+    [visible, selected, actions, stores, rows, virtual],
   )
   useEffect(() => {
     window.addEventListener('keydown', onKey)
@@ -119,7 +152,17 @@ export function SessionsScreen() {
           {total} session{total === 1 ? '' : 's'} in all.
         </EmptyState>
       ) : (
-        <table className="list sessions" aria-label="sessions">
+        <table ref={table} className="list sessions" aria-label="sessions" aria-rowcount={visible.length + 1} data-rows={visible.length}>
+          {/* fixed columns: the widths must not change as rows scroll in and out */}
+          <colgroup>
+            <col />
+            <col style={{ width: 110 }} />
+            <col style={{ width: 170 }} />
+            <col style={{ width: 80 }} />
+            <col style={{ width: 230 }} />
+            <col style={{ width: 90 }} />
+            <col style={{ width: 200 }} />
+          </colgroup>
           <thead>
             <tr>
               <th>Name</th>
@@ -136,20 +179,36 @@ export function SessionsScreen() {
             </tr>
           </thead>
           <tbody>
-            {visible.map((s) => (
-              <SessionRow
-                key={s.id}
-                session={s}
-                progress={progress[s.id]}
-                selected={s.id === selected}
-                unsaved={s.workspace ? (workspace[s.id]?.status ? !workspace[s.id]!.status!.saved : undefined) : false}
-                now={now}
-                actions={actions}
-              />
-            ))}
+            {padTop > 0 && <Spacer height={padTop} />}
+            {onScreen.map(({ index, key }) => {
+              const s = visible[index]!
+              return (
+                <SessionRow
+                  key={key}
+                  index={index}
+                  measure={virtual ? rows.measureElement : undefined}
+                  session={s}
+                  progress={progress[s.id]}
+                  selected={s.id === selected}
+                  unsaved={s.workspace ? (workspace[s.id]?.status ? !workspace[s.id]!.status!.saved : undefined) : false}
+                  now={now}
+                  actions={actions}
+                />
+              )
+            })}
+            {padBottom > 0 && <Spacer height={padBottom} />}
           </tbody>
         </table>
       )}
     </section>
+  )
+}
+
+/** Stands for the rows scrolled out of the page, so the scrollbar is the whole list's. */
+function Spacer({ height }: { height: number }) {
+  return (
+    <tr aria-hidden="true" className="spacer">
+      <td colSpan={7} style={{ height }} />
+    </tr>
   )
 }
