@@ -10,6 +10,7 @@ import { CallError, type Client } from '../api/client'
 import { describeError, type Problem } from '../api/errors'
 import { binaryToBase64, fromBase64, textToBase64 } from './codec'
 import { AckBatcher } from './flow-control'
+import { skipEmptySelectionRedraws } from './selection-redraws'
 import type { StreamRouter } from './stream-router'
 
 export type TerminalStatus =
@@ -123,6 +124,7 @@ export class TerminalSession {
     if (!this.opened) {
       this.opened = true
       this.term.open(this.element)
+      skipEmptySelectionRedraws(this.term)
       this.update({ renderer: this.loadWebgl() ? 'webgl' : 'dom' })
     }
     this.fitNow()
