@@ -7,6 +7,13 @@ import type { EventName, EventPayload } from '../../../shared/contract'
 
 export const HIGH_WATERMARK = 512 * 1024
 export const LOW_WATERMARK = 128 * 1024
+/**
+ * Output is sent in batches: a program drawing its screen (tmux behind a slow reader) writes in
+ * pieces of a few hundred bytes, and a message each cost the page a task each. Chunks that arrive
+ * within COALESCE_MS go out together, or at once past COALESCE_BYTES.
+ */
+export const COALESCE_MS = 4
+export const COALESCE_BYTES = 64 * 1024
 
 /** A door connection: where a stream's events go, and who may drive it. */
 export interface StreamOwner {
@@ -34,6 +41,8 @@ interface Entry {
   paused: boolean
   pending: Array<() => void>
   closed: boolean
+  /** output not sent yet, all from one fd */
+  out: { fd: 1 | 2; chunks: Buffer[]; bytes: number; timer: ReturnType<typeof setTimeout> } | undefined
 }
 
 export class StreamHub {
@@ -52,6 +61,7 @@ export class StreamHub {
       paused: false,
       pending: [],
       closed: false,
+      out: undefined,
     })
     return id
   }
@@ -71,8 +81,7 @@ export class StreamHub {
     for (const [id, e] of this.streams) {
       if (e.sessionId !== sessionId) continue
       this.streams.delete(id)
-      e.closed = true
-      e.source?.close()
+      this.drop(e)
       e.owner.send('stream.exit', { streamId: id, exitCode: null, error: reason, errorCode: 'conflict' })
       n++
     }
@@ -96,16 +105,39 @@ export class StreamHub {
     const e = this.streams.get(id)
     if (!e || e.closed) return
     e.unacked += chunk.length
-    e.owner.send('stream.data', { streamId: id, fd, data: chunk.toString('base64') })
+    if (e.out && e.out.fd !== fd) this.flush(id, e)
+    if (!e.out) e.out = { fd, chunks: [], bytes: 0, timer: setTimeout(() => this.flush(id, e), COALESCE_MS) }
+    e.out.chunks.push(chunk)
+    e.out.bytes += chunk.length
+    if (e.out.bytes >= COALESCE_BYTES) this.flush(id, e)
     if (!e.paused && e.unacked > HIGH_WATERMARK) {
       e.paused = true
       e.source?.pause()
     }
   }
 
+  private flush(id: string, e: Entry): void {
+    const out = e.out
+    if (!out) return
+    e.out = undefined
+    clearTimeout(out.timer)
+    if (e.closed) return
+    const data = out.chunks.length === 1 ? out.chunks[0]! : Buffer.concat(out.chunks, out.bytes)
+    e.owner.send('stream.data', { streamId: id, fd: out.fd, data: data.toString('base64') })
+  }
+
+  /** Ends a stream on the hub's side: what was not sent yet is dropped with it. */
+  private drop(e: Entry): void {
+    e.closed = true
+    if (e.out) clearTimeout(e.out.timer)
+    e.out = undefined
+    e.source?.close()
+  }
+
   exit(id: string, exitCode: number | null, error?: { code: ErrorCode; message: string }): void {
     const e = this.streams.get(id)
     if (!e || e.closed) return
+    this.flush(id, e) // the last output before the exit
     e.closed = true
     this.streams.delete(id)
     e.owner.send('stream.exit', error ? { streamId: id, exitCode, error: error.message, errorCode: error.code } : { streamId: id, exitCode })
@@ -140,8 +172,7 @@ export class StreamHub {
   close(owner: StreamOwner, id: string): void {
     const e = this.own(owner, id)
     this.streams.delete(id)
-    e.closed = true
-    e.source?.close()
+    this.drop(e)
   }
 
   /** A door connection went away: its streams go with it. */
@@ -149,8 +180,7 @@ export class StreamHub {
     for (const [id, e] of this.streams) {
       if (e.owner.id !== owner.id) continue
       this.streams.delete(id)
-      e.closed = true
-      e.source?.close()
+      this.drop(e)
     }
   }
 

@@ -45,6 +45,7 @@ const DARK: ITheme = { background: '#0f1419', foreground: '#d7dde3', cursor: '#d
 export const terminalTheme = (dark: boolean): ITheme => (dark ? DARK : LIGHT)
 
 const REATTACH_LIMIT = 5
+const WRITE_SLICE = 16 * 1024
 
 let hardware: boolean | undefined
 export function hardwareWebgl(): boolean {
@@ -197,7 +198,12 @@ export class TerminalSession {
     this.deps.router.claim(streamId, {
       data: (b64) => {
         const bytes = fromBase64(b64)
-        this.term.write(bytes, () => acks.consumed(bytes.length))
+        // xterm.js yields to the page between writes, never inside one: a large batch goes in
+        // slices, so no single parse holds the main thread (a screenful drawn by tmux parses slowly)
+        for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
+          const slice = bytes.subarray(at, at + WRITE_SLICE)
+          this.term.write(slice, () => acks.consumed(slice.length))
+        }
       },
       exit: () => {
         acks.stop()
