@@ -42,6 +42,18 @@ describe('stream output', () => {
     ])
   })
 
+  it('sends what a session printed before a pause detaches its streams', () => {
+    const hub = new StreamHub()
+    const { o, sent } = owner()
+    const id = hub.create(o, { sessionId: 's1' })
+    hub.data(id, 1, Buffer.from('last words'))
+    expect(hub.closeSession('s1', 'the session is pausing')).toBe(1)
+    expect(sent).toEqual([
+      { name: 'stream.data', fd: 1, text: 'last words' },
+      { name: 'stream.exit', exitCode: null },
+    ])
+  })
+
   it('sends a large burst at once, and nothing after the stream was closed', async () => {
     const hub = new StreamHub()
     const { o, sent } = owner()

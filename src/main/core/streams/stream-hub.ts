@@ -81,6 +81,7 @@ export class StreamHub {
     for (const [id, e] of this.streams) {
       if (e.sessionId !== sessionId) continue
       this.streams.delete(id)
+      this.flush(id, e) // what the session printed before the detach still reaches its owner
       this.drop(e)
       e.owner.send('stream.exit', { streamId: id, exitCode: null, error: reason, errorCode: 'conflict' })
       n++
