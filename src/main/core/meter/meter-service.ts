@@ -150,14 +150,9 @@ export class MeterService {
     this.d.repo.record(t, { at, cpuSeconds: t.cpuSeconds, memory: t.memory, disk: t.disk })
   }
 
-  /** The meter as `session show` reports it: totals plus the running interval so far. */
-  meterOf(row: SessionRow): Meter {
-    return this.meter(row, this.d.repo.get(row.id) ?? emptyTotals(row.id), this.rate(row.server))
-  }
-
-  /** The meters of a listing: the totals in one query, each server's rate read once. */
+  /** The meters of a listing (or of one session): the totals in one query, each server's rate read once. */
   metersOf(rows: readonly SessionRow[]): (row: SessionRow, model: { meter?: Meter }) => void {
-    const totals = rows.length === 1 ? new Map(rows.map((r) => [r.id, this.d.repo.get(r.id)])) : this.d.repo.totalsOf(rows.map((r) => r.id))
+    const totals = this.d.repo.totalsOf(rows.map((r) => r.id))
     const rates = new Map<string, number>()
     return (row, model) => {
       let rate = rates.get(row.server)
@@ -166,6 +161,7 @@ export class MeterService {
     }
   }
 
+  /** The meter as `session show` reports it: totals plus the running interval so far. */
   private meter(row: SessionRow, t: MeterTotals, rate: number): Meter {
     const open = t.runningSince && row.state === 'running' ? Math.max(0, (Date.now() - Date.parse(t.runningSince)) / 1000) : 0
     return {

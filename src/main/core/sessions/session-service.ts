@@ -29,9 +29,8 @@ export interface CreateSessionInput {
   op?: string | undefined
 }
 
-/** Adds live parts (meter, activity, route line...) to a stored session; later issues extend it. */
 /**
- * Adds what a module knows to session models. It sees every row of a listing first, so it can read
+ * Adds live parts (meter, activity, route line...) to session models. It sees every row of a listing first, so it can read
  * what it needs in one query rather than one per row; then it fills in each row's model (a fresh
  * object it may write to).
  */

@@ -18,34 +18,33 @@ const COLUMNS = [
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM sessions`
 
 type Raw = unknown[]
+/** each column's place in a row */
+const at = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { [C in (typeof COLUMNS)[number]]: number }
 
 const fromRaw = (r: Raw): SessionRow => ({
-  id: r[0] as string,
-  name: r[1] as string,
-  server: r[2] as string,
-  state: r[3] as SessionState,
-  mode: r[4] as PauseMode | null,
-  pausedBy: r[5] as PausedBy | null,
-  durable: r[6] === 1,
-  image: r[7] as string,
-  containerId: r[8] as string | null,
-  route: r[9] as string,
-  env: JSON.parse(r[10] as string) as Record<string, string>,
-  secrets: JSON.parse(r[11] as string) as string[],
-  workspace: r[12] ? (JSON.parse(r[12] as string) as WorkspaceInfo) : null,
-  autoPause: r[13] === 1,
-  idleAfterSeconds: r[14] as number | null,
-  options: JSON.parse(r[15] as string) as Record<string, unknown>,
-  createdAt: r[16] as string,
-  updatedAt: r[17] as string,
-  finishedAt: r[18] as string | null,
-  savedAt: r[19] as string | null,
-  failure: r[20] as string | null,
-  version: r[21] as number,
+  id: r[at.id] as string,
+  name: r[at.name] as string,
+  server: r[at.server] as string,
+  state: r[at.state] as SessionState,
+  mode: r[at.mode] as PauseMode | null,
+  pausedBy: r[at.paused_by] as PausedBy | null,
+  durable: r[at.durable] === 1,
+  image: r[at.image] as string,
+  containerId: r[at.container_id] as string | null,
+  route: r[at.route] as string,
+  env: JSON.parse(r[at.env] as string) as Record<string, string>,
+  secrets: JSON.parse(r[at.secrets] as string) as string[],
+  workspace: r[at.workspace] ? (JSON.parse(r[at.workspace] as string) as WorkspaceInfo) : null,
+  autoPause: r[at.auto_pause] === 1,
+  idleAfterSeconds: r[at.idle_after_s] as number | null,
+  options: JSON.parse(r[at.options] as string) as Record<string, unknown>,
+  createdAt: r[at.created_at] as string,
+  updatedAt: r[at.updated_at] as string,
+  finishedAt: r[at.finished_at] as string | null,
+  savedAt: r[at.saved_at] as string | null,
+  failure: r[at.failure] as string | null,
+  version: r[at.version] as number,
 })
-
-/** A statement that answers rows as arrays in COLUMNS order. */
-const rows = (db: Db, sql: string) => preparedRaw(db, sql)
 
 /** The columns a transition may change besides the state, keyed by the row's field names. */
 export type SessionPatch = Partial<
@@ -122,13 +121,13 @@ export class SessionsRepo {
   }
 
   get(id: string): SessionRow | undefined {
-    const r = rows(this.db, `${SELECT} WHERE id = ?`).get(id) as Raw | undefined
+    const r = preparedRaw(this.db, `${SELECT} WHERE id = ?`).get(id) as Raw | undefined
     return r && fromRaw(r)
   }
 
   /** Finds a session by id, route, or name (a live session's name wins over a finished one's). */
   find(ref: string): SessionRow | undefined {
-    const r = rows(
+    const r = preparedRaw(
       this.db,
       `${SELECT} WHERE id = @ref OR route = @ref OR name = @ref
        ORDER BY (id = @ref) DESC, (route = @ref) DESC, (state = 'finished') ASC, created_at DESC LIMIT 1`,
@@ -148,12 +147,12 @@ export class SessionsRepo {
       params.server = filter.server
     }
     const sql = `${SELECT} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id`
-    return (rows(this.db, sql).all(params) as Raw[]).map(fromRaw)
+    return (preparedRaw(this.db, sql).all(params) as Raw[]).map(fromRaw)
   }
 
   inStates(states: readonly SessionState[]): SessionRow[] {
     const marks = states.map(() => '?').join(',')
-    return (rows(this.db, `${SELECT} WHERE state IN (${marks}) ORDER BY created_at`).all(...states) as Raw[]).map(fromRaw)
+    return (preparedRaw(this.db, `${SELECT} WHERE state IN (${marks}) ORDER BY created_at`).all(...states) as Raw[]).map(fromRaw)
   }
 
   liveNameTaken(name: string): boolean {

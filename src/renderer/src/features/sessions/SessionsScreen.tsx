@@ -85,19 +85,19 @@ export function SessionsScreen() {
     (e: KeyboardEvent) => {
       if (typingIn(e.target) || e.ctrlKey || e.metaKey || e.altKey || stores.ui.getState().dialog || stores.ui.getState().confirm) return
       const i = visible.findIndex((s) => s.id === selected)
+      const selectAt = (index: number) => {
+        setSelected(visible[index]?.id ?? null)
+        if (virtual) rows.scrollToIndex(index, { align: 'auto' })
+      }
       if (e.key === '/') {
         e.preventDefault()
         search.current?.focus()
       } else if (e.key === 'j' || e.key === 'ArrowDown') {
         e.preventDefault()
-        const next = Math.min(visible.length - 1, i + 1)
-        setSelected(visible[next]?.id ?? null)
-        if (virtual) rows.scrollToIndex(next, { align: 'auto' })
+        selectAt(Math.min(visible.length - 1, i + 1))
       } else if (e.key === 'k' || e.key === 'ArrowUp') {
         e.preventDefault()
-        const next = Math.max(0, i - 1)
-        setSelected(visible[next]?.id ?? null)
-        if (virtual) rows.scrollToIndex(next, { align: 'auto' })
+        selectAt(Math.max(0, i - 1))
       } else if (e.key === 'Enter' && i >= 0) {
         actions.open(visible[i]!)
       } else if (e.key === 'f' && i >= 0) {
