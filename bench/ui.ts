@@ -2,7 +2,8 @@
 // sessions in the store:
 //   1. time from page load to the sessions list painted (median of several fresh loads), and the
 //      time to show all 1,000 rows (the "All" filter);
-//   2. the p95 of a `session.list` call through the WebSocket door (the control socket alongside);
+//   2. the p95 of a `session.list` call through the WebSocket door (the control socket alongside): the
+//      list the sessions screen loads, a summary of each session;
 //   3. terminal throughput: MB/s of `cat` of a 50 MiB file in a terminal, with the longest stretch
 //      the page's main thread was blocked meanwhile: in a view (tmux draws the screen), and in a
 //      plain shell (an image without tmux: every byte goes through xterm.js).
@@ -107,10 +108,11 @@ async function listPaint(browser: Browser, url: string, loads: number, live: num
 }
 
 /** Calls over the WebSocket door, one at a time. */
-async function wsCalls(url: string, port: number, n: number): Promise<number[]> {
+async function wsCalls(url: string, port: number, n: number): Promise<{ ms: number[]; bytes: number }> {
   const ws = new WebSocket(url.replace(/^http/, 'ws') + 'ws', { origin: `http://127.0.0.1:${port}` })
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)))
   let id = 0
+  let bytes = 0
   const call = () =>
     new Promise<number>((resolve) => {
       const my = ++id
@@ -118,6 +120,7 @@ async function wsCalls(url: string, port: number, n: number): Promise<number[]> 
       const on = (m: WebSocket.RawData) => {
         const f = JSON.parse(m.toString()) as { id?: number; result?: unknown[] }
         if (f.id !== my) return
+        bytes = (m as Buffer).length
         ws.off('message', on)
         if (!Array.isArray(f.result) || f.result.length !== SESSIONS) throw new Error('session.list did not answer the 1,000 sessions')
         resolve(performance.now() - t0)
@@ -129,7 +132,7 @@ async function wsCalls(url: string, port: number, n: number): Promise<number[]> 
   const out: number[] = []
   for (let i = 0; i < n; i++) out.push(await call())
   ws.close()
-  return out
+  return { ms: out, bytes }
 }
 
 async function controlCalls(c: ControlClient, n: number): Promise<number[]> {
@@ -210,7 +213,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${SESSIONS} sessions seeded (${live} live); ${loads} page loads...\n`)
     const paint = await listPaint(browser, served.url, loads, live)
     process.stderr.write('session.list through the WebSocket door and the control socket...\n')
-    const ws = await wsCalls(served.url, served.port, 200)
+    const { ms: ws, bytes } = await wsCalls(served.url, served.port, 200)
     const control = await controlCalls(c, 200)
     process.stderr.write(`cat of ${FILE_BYTES / 1048576} MiB in a view (tmux) and in a plain shell...\n`)
     const plain = await catThroughput(browser, c, testHost().tinyImage, 'bench-plain')
@@ -229,7 +232,7 @@ async function main(): Promise<void> {
     console.log()
     console.log(
       table([
-        ['session.list (1,000 sessions)', 'median ms', 'p95 ms', 'target p95', 'ratio to target'],
+        [`session.list (1,000 sessions, ${Math.round(bytes / 1000)} KB)`, 'median ms', 'p95 ms', 'target p95', 'ratio to target'],
         ['WebSocket door', median(ws), percentile(ws, 95), '< 20', `${fmt(percentile(ws, 95) / 20)}x`],
         ['control socket (same core, alongside)', median(control), percentile(control, 95), '', ''],
       ]),

@@ -86,6 +86,53 @@ export const Session = z.object({
 })
 export type Session = z.infer<typeof Session>
 
+/** What a list of sessions shows of each one's meter. */
+export const MeterSummary = Meter.pick({ cpuPercent: true, memoryBytes: true, cost: true, ratePerHour: true })
+export type MeterSummary = z.infer<typeof MeterSummary>
+
+/**
+ * What a list of sessions shows of each one (`session.list`): who it is, where, its state and why,
+ * its workspace and what it costs. The rest (environment, activity, previews, ssh line, origin) is in
+ * the whole Session that `session.show` and `session.changed` carry; a list of 1,000 sends less than half.
+ */
+export const SessionSummary = Session.pick({
+  id: true,
+  name: true,
+  server: true,
+  state: true,
+  mode: true,
+  pausedBy: true,
+  durable: true,
+  image: true,
+  route: true,
+  workspace: true,
+  createdAt: true,
+  failure: true,
+}).extend({ meter: MeterSummary.optional() })
+export type SessionSummary = z.infer<typeof SessionSummary>
+
+export const meterSummaryOf = (m: Meter): MeterSummary => ({ cpuPercent: m.cpuPercent, memoryBytes: m.memoryBytes, cost: m.cost, ratePerHour: m.ratePerHour })
+
+/** The summary of a whole session, as `session.list` would answer it. */
+export function summaryOf(s: Session): SessionSummary {
+  const summary: SessionSummary = {
+    id: s.id,
+    name: s.name,
+    server: s.server,
+    state: s.state,
+    mode: s.mode,
+    pausedBy: s.pausedBy,
+    durable: s.durable,
+    image: s.image,
+    route: s.route,
+    workspace: s.workspace,
+    createdAt: s.createdAt,
+    failure: s.failure,
+  }
+  if (s.meter) summary.meter = meterSummaryOf(s.meter)
+  return summary
+}
+
 export const SessionOrigin = z.object({
   verb: z.string(),
   snapshot: z.string().nullable(),

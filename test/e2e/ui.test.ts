@@ -146,11 +146,12 @@ describe('the UI in Chromium', () => {
     await row.locator('[data-state="running"]').waitFor({ timeout: 120_000 })
     await row.getByRole('button', { name: 'Open' }).click()
     await page.locator('.terminal-pane[data-status="attached"]').waitFor({ timeout: 30_000 })
-    // the earlier output is still there, and the shell is the same one when memory was kept
-    expect((await activeTerminal(page)).text).toContain('stopped-2')
+    // the earlier output is still there (the history is written in slices, the last lines last), and
+    // the shell is the same one when memory was kept
+    await until(async () => (await activeTerminal(page)).text.includes('stopped-2'), 'the earlier output to come back', 10_000)
     await page.locator('.tab[data-view="main"]').click()
     await page.locator('.terminal-pane[data-status="attached"]').waitFor({ timeout: 30_000 })
-    expect((await activeTerminal(page)).text).toContain('kept=yes')
+    await until(async () => (await activeTerminal(page)).text.includes('kept=yes'), 'the main view to come back', 10_000)
     await page.locator('.xterm').click()
     await page.keyboard.type('echo "after=$KEPT"\n')
     const expected = label!.startsWith('paused (disk') ? /after=$/m : /after=yes/
@@ -180,7 +181,7 @@ describe('the UI in Chromium', () => {
     await page.locator('.xterm').click()
     await page.keyboard.type('echo "snap=$((40+2)) kept=$KEPT"\n')
     await until(async () => /snap=42/.test((await activeTerminal(page)).text), 'the session from the snapshot to answer')
-    const s = (await berth.call('session.list', {})).find((x) => x.name === 'from-snap')!
+    const s = await berth.call('session.show', { id: 'from-snap' })
     console.log(`session from a snapshot: ${s.origin?.memory ? 'memory came along' : `booted from disk (${s.origin?.note ?? 'no note'})`}`)
     await screenshot(page, '09-session-from-snapshot')
   })

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { EnvName } from '../../shared/contract'
-import { SessionState, type Session } from '../../shared/models'
+import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
 import { printFields, printJson, printTable, progressPrinter, UsageError } from '../output'
 
@@ -13,7 +13,7 @@ export function age(iso: string, now = Date.now()): string {
   return `${Math.floor(s / 86400)}d`
 }
 
-export function stateLabel(s: Session): string {
+export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
   if (s.state === 'paused' && s.mode) return `paused (${s.mode}${s.durable ? '' : ', not yet durable'})`
   if (s.state === 'failed' && s.failure) return 'failed'
   return s.state
@@ -108,7 +108,7 @@ export const sessionCommands: Command[] = [
   {
     path: ['session', 'ls'],
     usage: 'berth session ls [--state STATE] [--server NAME] [--json]',
-    summary: 'list sessions',
+    summary: 'list sessions (--json: a summary of each; session show has the rest)',
     options: { state: { type: 'string' }, server: { type: 'string' } },
     positionals: [0, 0],
     async run(p, io) {

@@ -1,10 +1,10 @@
 // What the tray menu says (pure: unit-tested without Electron).
 import type { MenuItemConstructorOptions } from 'electron'
-import type { Session } from '../../shared/models'
+import type { SessionSummary } from '../../shared/models'
 
 const money = (n: number) => `$${n.toFixed(2)}`
 
-export function trayMenuTemplate(running: Session[], actions: { open(): void; pauseAll(): void; quit(): void }): MenuItemConstructorOptions[] {
+export function trayMenuTemplate(running: SessionSummary[], actions: { open(): void; pauseAll(): void; quit(): void }): MenuItemConstructorOptions[] {
   const cost = running.reduce((sum, s) => sum + (s.meter?.cost ?? 0), 0)
   const rate = running.reduce((sum, s) => sum + (s.meter?.ratePerHour ?? 0), 0)
   const header = running.length

@@ -1,6 +1,6 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Server } from '../../shared/models'
+import type { Server, Session } from '../../shared/models'
 import { DEFAULT_SETTINGS } from '../../shared/settings'
 import { bootApp, closeApp } from './test/boot-app'
 import { FakeClient, localServer as local, session } from './test/fake-client'
@@ -153,6 +153,31 @@ describe('the sessions screen', () => {
     await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: b.id }))
     fireEvent.keyDown(window, { key: 'n' })
     expect(stores.ui.getState().dialog).toBe('new-session')
+  })
+})
+
+describe('the session view', () => {
+  it('shows what the list knows at once, the ssh line and origin once the whole session is read, and stays live', async () => {
+    const s = session({
+      name: 'resting',
+      state: 'paused',
+      mode: 'memory',
+      durable: true,
+      sshLine: 'ssh -p 2222 calm-otter@127.0.0.1',
+      origin: { verb: 'fork', snapshot: 'base:v1', memory: true, note: null, at: '2026-01-01T00:00:00Z' },
+    })
+    let answer: (x: Session) => void = () => undefined
+    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => new Promise<Session>((r) => (answer = r)))
+    bootApp(client, `#/sessions/${s.id}`)
+    const view = await screen.findByRole('region', { name: 'session resting' })
+    expect(within(view).getByText('paused (memory)')).toBeTruthy()
+    expect(within(view).queryByText(s.sshLine!)).toBeNull()
+    await act(async () => answer(s))
+    expect(await within(view).findByText(s.sshLine!)).toBeTruthy()
+    expect(within(view).getByText(/Made by fork from snapshot base:v1: its processes continued from memory/)).toBeTruthy()
+    act(() => client.emit('session.changed', { ...s, state: 'resuming', sshLine: 'ssh -p 2200 calm-otter@127.0.0.1' }))
+    expect(within(view).getAllByText('resuming').length).toBeGreaterThan(0)
+    expect(within(view).getByText('ssh -p 2200 calm-otter@127.0.0.1')).toBeTruthy()
   })
 })
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Session, SessionState } from '../models'
+import { Session, SessionState, SessionSummary } from '../models'
 import { call, OpId, SecretName, SessionRef, SnapshotRef } from './define'
 import { ServerName } from './servers'
 
@@ -31,8 +31,8 @@ export const sessionCalls = {
   ),
   'session.list': call(
     z.object({ state: SessionState.optional(), server: ServerName.optional() }),
-    z.array(Session),
-    'list sessions',
+    z.array(SessionSummary),
+    'list sessions, newest first: a summary of each (session.show has the whole session)',
   ),
   'session.show': call(z.object({ id: SessionRef }), Session, 'show one session'),
   'session.finish': call(

@@ -1,5 +1,6 @@
 // Plugs the meter into the core: sampling while sessions run, `meter` in session show, and
 // per-server hourly rates (server.setRate, `berth server rate NAME RATE`).
+import { meterSummaryOf } from '../../../shared/models'
 import type { Core } from '../core'
 import { MeterRepo } from '../store/meter-repo'
 import { MeterService } from './meter-service'
@@ -14,7 +15,14 @@ export function installMeter(core: Core): MeterService {
     settings: () => core.settings.get(),
     homeId: core.homeId,
   })
-  core.sessions.decorate((rows) => meter.metersOf(rows))
+  core.sessions.decorate((rows) => {
+    const meterOf = meter.metersOf(rows)
+    return (row, model) => void (model.meter = meterOf(row))
+  })
+  core.sessions.decorateSummaries((rows) => {
+    const meterOf = meter.metersOf(rows)
+    return (row, summary) => void (summary.meter = meterSummaryOf(meterOf(row)))
+  })
   core.use(
     { start: () => meter.start(), stop: () => meter.stop() },
     {

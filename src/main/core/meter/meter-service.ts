@@ -23,6 +23,9 @@ export interface MeterServiceDeps {
   homeId: string
 }
 
+/** What a meter needs of a session: a listing's summary row will do. */
+type MeteredRow = Pick<SessionRow, 'id' | 'server' | 'state'>
+
 interface StatsSample {
   cpuRaw: number
   memory: number
@@ -151,18 +154,19 @@ export class MeterService {
   }
 
   /** The meters of a listing (or of one session): the totals in one query, each server's rate read once. */
-  metersOf(rows: readonly SessionRow[]): (row: SessionRow, model: { meter?: Meter }) => void {
+  /** The meters of a listing's rows: their totals in one query, each server's rate once. */
+  metersOf(rows: readonly MeteredRow[]): (row: MeteredRow) => Meter {
     const totals = this.d.repo.totalsOf(rows.map((r) => r.id))
     const rates = new Map<string, number>()
-    return (row, model) => {
+    return (row) => {
       let rate = rates.get(row.server)
       if (rate === undefined) rates.set(row.server, (rate = this.rate(row.server)))
-      model.meter = this.meter(row, totals.get(row.id) ?? emptyTotals(row.id), rate)
+      return this.meter(row, totals.get(row.id) ?? emptyTotals(row.id), rate)
     }
   }
 
   /** The meter as `session show` reports it: totals plus the running interval so far. */
-  private meter(row: SessionRow, t: MeterTotals, rate: number): Meter {
+  private meter(row: MeteredRow, t: MeterTotals, rate: number): Meter {
     const open = t.runningSince && row.state === 'running' ? Math.max(0, (Date.now() - Date.parse(t.runningSince)) / 1000) : 0
     return {
       cpuSeconds: round(t.cpuSeconds, 3),

@@ -1,7 +1,7 @@
 // The session verbs of the foundation: create, list, show, exec, finish. Every state change goes
 // through the Lifecycle (compare-and-set + events log).
 import type Dockerode from 'dockerode'
-import type { Session, SessionState } from '../../../shared/models'
+import type { Session, SessionState, SessionSummary } from '../../../shared/models'
 import { BerthError, reasonOf, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
@@ -11,7 +11,7 @@ import { newRouteId, newSessionId } from '../routes/route-names'
 import { ensureImage } from '../snapshots/image-carrier'
 import { nowIso } from '../store/database'
 import type { ServersRepo } from '../store/servers-repo'
-import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
+import type { SessionRow, SessionsRepo, SessionSummaryRow } from '../store/sessions-repo'
 import type { StreamHub, StreamOwner } from '../streams/stream-hub'
 import { cloneIntoSession, readWorkspace } from '../workspace/workspace-clone'
 import { containerName, containerSpec, volumeName, LABEL_HOME, LABEL_SESSION } from './container-spec'
@@ -35,6 +35,9 @@ export interface CreateSessionInput {
  * object it may write to).
  */
 export type SessionDecorator = (rows: readonly SessionRow[]) => (row: SessionRow, model: Session) => void
+
+/** Adds live parts to the summaries of a listing, the same way (only the meter has a part there). */
+export type SummaryDecorator = (rows: readonly SessionSummaryRow[]) => (row: SessionSummaryRow, summary: SessionSummary) => void
 
 /** A session's row as first stored, before anything exists on its server. */
 export function creatingRow(
@@ -69,6 +72,7 @@ export function creatingRow(
 
 export class SessionService {
   private readonly decorators: SessionDecorator[] = []
+  private readonly summaryDecorators: SummaryDecorator[] = []
   /** Called with a fresh container before it starts. */
   readonly beforeStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
   /**
@@ -97,6 +101,10 @@ export class SessionService {
     this.decorators.push(d)
   }
 
+  decorateSummaries(d: SummaryDecorator): void {
+    this.summaryDecorators.push(d)
+  }
+
   toModel(row: SessionRow): Session {
     return this.toModels([row])[0]!
   }
@@ -117,9 +125,14 @@ export class SessionService {
     return row
   }
 
-  list(filter: { state?: SessionState | undefined; server?: string | undefined }): Session[] {
+  /** The summaries of the sessions, newest first (what a list shows; show() has the rest). */
+  list(filter: { state?: SessionState | undefined; server?: string | undefined }): SessionSummary[] {
     if (filter.server) this.engines.row(filter.server)
-    return this.toModels(this.sessions.list(filter))
+    const rows = this.sessions.listSummaries(filter)
+    const fill = this.summaryDecorators.map((d) => d(rows))
+    // each row is a fresh object: it becomes the summary
+    for (const row of rows) for (const f of fill) f(row, row)
+    return rows
   }
 
   show(ref: string): Session {

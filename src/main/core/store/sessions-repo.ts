@@ -1,5 +1,5 @@
 import { prepared, preparedRaw } from './prepared'
-import type { PauseMode, PausedBy, Session, SessionState, WorkspaceInfo } from '../../../shared/models'
+import type { PauseMode, PausedBy, Session, SessionState, SessionSummary, WorkspaceInfo } from '../../../shared/models'
 import type { Db } from './database'
 
 /** A session as stored; the service adds live parts (meter, activity, previews) when it shows one. */
@@ -44,6 +44,28 @@ const fromRaw = (r: Raw): SessionRow => ({
   savedAt: r[at.saved_at] as string | null,
   failure: r[at.failure] as string | null,
   version: r[at.version] as number,
+})
+
+/** A session as a listing reads it: only the columns its summary shows. */
+export type SessionSummaryRow = Omit<SessionSummary, 'meter'>
+
+const SUMMARY_COLUMNS = ['id', 'name', 'server', 'state', 'mode', 'paused_by', 'durable', 'image', 'route', 'workspace', 'created_at', 'failure'] as const
+const SELECT_SUMMARY = `SELECT ${SUMMARY_COLUMNS.join(', ')} FROM sessions`
+const sat = Object.fromEntries(SUMMARY_COLUMNS.map((c, i) => [c, i])) as { [C in (typeof SUMMARY_COLUMNS)[number]]: number }
+
+const summaryFromRaw = (r: Raw): SessionSummaryRow => ({
+  id: r[sat.id] as string,
+  name: r[sat.name] as string,
+  server: r[sat.server] as string,
+  state: r[sat.state] as SessionState,
+  mode: r[sat.mode] as PauseMode | null,
+  pausedBy: r[sat.paused_by] as PausedBy | null,
+  durable: r[sat.durable] === 1,
+  image: r[sat.image] as string,
+  route: r[sat.route] as string,
+  workspace: r[sat.workspace] ? (JSON.parse(r[sat.workspace] as string) as WorkspaceInfo) : null,
+  createdAt: r[sat.created_at] as string,
+  failure: r[sat.failure] as string | null,
 })
 
 /** The columns a transition may change besides the state, keyed by the row's field names. */
@@ -98,6 +120,20 @@ export interface SessionFilter {
   server?: string | undefined
 }
 
+function whereOf(filter: SessionFilter): { where: string; params: Record<string, string> } {
+  const where: string[] = []
+  const params: Record<string, string> = {}
+  if (filter.state) {
+    where.push('state = @state')
+    params.state = filter.state
+  }
+  if (filter.server) {
+    where.push('server = @server')
+    params.server = filter.server
+  }
+  return { where: where.length ? 'WHERE ' + where.join(' AND ') : '', params }
+}
+
 export class SessionsRepo {
   constructor(private readonly db: Db) {}
 
@@ -135,19 +171,16 @@ export class SessionsRepo {
     return r && fromRaw(r)
   }
 
+  /** Newest first. */
   list(filter: SessionFilter = {}): SessionRow[] {
-    const where: string[] = []
-    const params: Record<string, string> = {}
-    if (filter.state) {
-      where.push('state = @state')
-      params.state = filter.state
-    }
-    if (filter.server) {
-      where.push('server = @server')
-      params.server = filter.server
-    }
-    const sql = `${SELECT} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id`
-    return (preparedRaw(this.db, sql).all(params) as Raw[]).map(fromRaw)
+    const { where, params } = whereOf(filter)
+    return (preparedRaw(this.db, `${SELECT} ${where} ORDER BY created_at DESC, id`).all(params) as Raw[]).map(fromRaw)
+  }
+
+  /** list(), reading only what a summary shows. */
+  listSummaries(filter: SessionFilter = {}): SessionSummaryRow[] {
+    const { where, params } = whereOf(filter)
+    return (preparedRaw(this.db, `${SELECT_SUMMARY} ${where} ORDER BY created_at DESC, id`).all(params) as Raw[]).map(summaryFromRaw)
   }
 
   inStates(states: readonly SessionState[]): SessionRow[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { FakeClient, flush, session } from '../test/fake-client'
+import { summaryOf } from '../../../shared/models'
 import { createSessionsStore, matches, visibleSessions, DEFAULT_FILTER } from './sessions'
 
 describe('the sessions store', () => {
@@ -12,9 +13,27 @@ describe('the sessions store', () => {
     expect(Object.keys(store.getState().byId)).toEqual([a.id, b.id])
     client.emit('session.changed', { ...a, state: 'pausing' })
     expect(store.getState().byId[a.id]!.state).toBe('pausing')
-    const c = session({ name: 'gamma' })
+    const c = session({ name: 'gamma', sshLine: 'ssh -p 2222 gamma@127.0.0.1' })
     client.emit('session.changed', c)
-    expect(store.getState().byId[c.id]).toEqual(c)
+    // the list keeps what it shows; the whole session is there for a view
+    expect(store.getState().byId[c.id]).toEqual(summaryOf(c))
+    expect(store.getState().byId[c.id]).not.toHaveProperty('sshLine')
+    expect(store.getState().details[c.id]).toEqual(c)
+  })
+
+  it('reads a whole session for its view, and again after the link to the core comes back', async () => {
+    let line = 'ssh -p 2222 alpha@127.0.0.1'
+    const a = session({ name: 'alpha' })
+    const client = new FakeClient().handle('session.list', () => [a]).handle('session.show', () => ({ ...a, sshLine: line }))
+    const store = createSessionsStore(client)
+    await store.getState().load()
+    expect(store.getState().byId[a.id]).not.toHaveProperty('sshLine')
+    await store.getState().show(a.id)
+    expect(store.getState().details[a.id]!.sshLine).toBe(line)
+    line = 'ssh -p 2200 alpha@127.0.0.1'
+    client.reconnect()
+    await flush()
+    expect(store.getState().details[a.id]!.sshLine).toBe(line)
   })
 
   it('keeps the latest progress of long work and drops it when the work ends', () => {

@@ -1,6 +1,7 @@
-// Sessions: the list, kept live by session.changed and progress events; filters; the verbs.
+// Sessions: the list (summaries), the whole sessions that views show, kept live by session.changed and
+// progress events; filters; the verbs.
 import { createStore } from 'zustand/vanilla'
-import type { Progress, Session, SessionState } from '../../../shared/models'
+import { summaryOf, type Progress, type Session, type SessionState, type SessionSummary } from '../../../shared/models'
 import type { CallArgs, CallResult } from '../../../shared/contract'
 import type { Client } from '../api/client'
 
@@ -11,14 +12,22 @@ export interface SessionFilter {
   text: string
 }
 
+/** A session as its view shows it: the summary the list keeps, and the rest once session.show answered. */
+export type ShownSession = SessionSummary & Omit<Partial<Session>, keyof SessionSummary>
+
 export interface SessionsState {
-  byId: Record<string, Session>
+  /** every session, as the list shows it (session.list answers summaries) */
+  byId: Record<string, SessionSummary>
+  /** whole sessions, for the views that show more than the list: what session.show or a change brought */
+  details: Record<string, Session>
   loaded: boolean
   loadError: unknown
   /** the latest unfinished progress of each session's long work (carry, move...) */
   progress: Record<string, Progress>
   filter: SessionFilter
   load(): Promise<void>
+  /** reads one whole session (and refreshes its live parts: listening ports) */
+  show(id: string): Promise<Session>
   setFilter(patch: Partial<SessionFilter>): void
   clearFilter(): void
   create(args: CallArgs<'session.create'>): Promise<Session>
@@ -38,7 +47,7 @@ export const newOp = (verb: string) => `${verb}-${Math.random().toString(36).sli
 export const LIVE_STATES: readonly SessionState[] = ['creating', 'running', 'pausing', 'paused', 'resuming', 'moving', 'restarting', 'finishing', 'failed']
 export const DEFAULT_FILTER: SessionFilter = { state: 'live', server: 'all', text: '' }
 
-export function matches(s: Session, f: SessionFilter): boolean {
+export function matches(s: SessionSummary, f: SessionFilter): boolean {
   if (f.state === 'live' ? !LIVE_STATES.includes(s.state) : f.state !== 'all' && s.state !== f.state) return false
   if (f.server !== 'all' && s.server !== f.server) return false
   if (f.text) {
@@ -49,15 +58,22 @@ export function matches(s: Session, f: SessionFilter): boolean {
 }
 
 /** Newest first; the list view memoizes on byId and filter. */
-export function visibleSessions(byId: Record<string, Session>, f: SessionFilter): Session[] {
+export function visibleSessions(byId: Record<string, SessionSummary>, f: SessionFilter): SessionSummary[] {
   return Object.values(byId)
     .filter((s) => matches(s, f))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
 }
 
+/** The store after a whole session arrived: its summary in the list, itself in details. */
+const withSession = (st: SessionsState, s: Session): Pick<SessionsState, 'byId' | 'details'> => ({
+  byId: { ...st.byId, [s.id]: summaryOf(s) },
+  details: { ...st.details, [s.id]: s },
+})
+
 export function createSessionsStore(client: Client) {
   const store = createStore<SessionsState>()((set, get) => ({
     byId: {},
+    details: {},
     loaded: false,
     loadError: null,
     progress: {},
@@ -65,23 +81,28 @@ export function createSessionsStore(client: Client) {
     async load() {
       try {
         const list = await client.call('session.list', {})
-        const byId: Record<string, Session> = {}
+        const byId: Record<string, SessionSummary> = {}
         for (const s of list) byId[s.id] = s
         set({ byId, loaded: true, loadError: null })
       } catch (e) {
         set({ loaded: true, loadError: e })
       }
     },
+    async show(id) {
+      const s = await client.call('session.show', { id })
+      set(withSession(get(), s))
+      return s
+    },
     setFilter: (patch) => set({ filter: { ...get().filter, ...patch } }),
     clearFilter: () => set({ filter: DEFAULT_FILTER }),
     async create(args) {
       const s = await client.call('session.create', args)
-      set({ byId: { ...get().byId, [s.id]: s } })
+      set(withSession(get(), s))
       return s
     },
     async finish(id, force) {
       const s = await client.call('session.finish', force ? { id, force } : { id })
-      set({ byId: { ...get().byId, [s.id]: s } })
+      set(withSession(get(), s))
       return s
     },
     pause: (id, memory = true) => client.call('session.pause', { id, memory, op: newOp('pause') }),
@@ -89,25 +110,26 @@ export function createSessionsStore(client: Client) {
     move: (id, to, resume) => client.call('session.move', { id, to, resume, op: newOp('move') }),
     async restart(id) {
       const s = await client.call('session.restart', { id, op: newOp('restart') })
-      set({ byId: { ...get().byId, [s.id]: s } })
+      set(withSession(get(), s))
       return s
     },
     async fork(id, count, name) {
       const r = await client.call('session.fork', { id, count, name: name || undefined, op: newOp('fork') })
-      const byId = { ...get().byId }
-      for (const f of r.forks) if (f.ok) byId[f.session.id] = f.session
-      set({ byId })
+      let next: Pick<SessionsState, 'byId' | 'details'> = get()
+      for (const f of r.forks) if (f.ok) next = withSession({ ...get(), ...next }, f.session)
+      set(next)
       return r
     },
     async configure(args) {
       const s = await client.call('session.configure', args)
-      set({ byId: { ...get().byId, [s.id]: s } })
+      set(withSession(get(), s))
       return s
     },
   }))
   client.on('session.changed', (s) => {
-    const { byId, progress } = store.getState()
-    const next: Partial<SessionsState> = { byId: { ...byId, [s.id]: s } }
+    const st = store.getState()
+    const progress = st.progress
+    const next: Partial<SessionsState> = withSession(st, s)
     // work that ended leaves no bar behind
     if (progress[s.id] && !['creating', 'moving', 'resuming', 'pausing'].includes(s.state)) {
       const { [s.id]: _gone, ...rest } = progress
@@ -123,7 +145,12 @@ export function createSessionsStore(client: Client) {
       store.setState({ progress: rest })
     } else store.setState({ progress: { ...progress, [p.sessionId]: p } })
   })
-  client.onReconnect(() => void store.getState().load())
+  client.onReconnect(() => {
+    const { load, show, details } = store.getState()
+    void load()
+    // changes missed while the connection was down: the whole sessions shown are read again
+    for (const id of Object.keys(details)) void show(id).catch(() => undefined)
+  })
   return store
 }
 export type SessionsStore = ReturnType<typeof createSessionsStore>

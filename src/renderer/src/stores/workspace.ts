@@ -2,7 +2,7 @@
 // so answers are kept for a while and asked again when the session changes.
 import { createStore } from 'zustand/vanilla'
 import type { CallResult } from '../../../shared/contract'
-import type { Session } from '../../../shared/models'
+import type { SessionSummary } from '../../../shared/models'
 import type { Client } from '../api/client'
 import { newOp } from './sessions'
 
@@ -13,7 +13,7 @@ const READABLE = ['running', 'paused']
 export interface WorkspaceState {
   byId: Record<string, { status?: WorkspaceStatus; error?: unknown; at: number }>
   /** asks for the sessions whose answer is missing or old, two at a time */
-  want(sessions: Session[]): void
+  want(sessions: readonly Pick<SessionSummary, 'id' | 'state' | 'workspace'>[]): void
   refresh(id: string): Promise<WorkspaceStatus | undefined>
   save(id: string, message?: string): Promise<CallResult<'workspace.save'>>
 }

@@ -1,6 +1,6 @@
 // A stand-in for the core in renderer tests: calls answer from handlers the test sets, events
 // are emitted by the test. Nothing here touches a real door.
-import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../../shared/contract'
+import { calls as contract, type CallArgs, type CallName, type CallResult, type EventName, type EventPayload } from '../../../shared/contract'
 import { EventListeners } from '../../../shared/event-listeners'
 import type { Server, Session } from '../../../shared/models'
 import { CallError, type Client } from '../api/client'
@@ -40,7 +40,8 @@ export class FakeClient implements Client {
     this.calls.push({ name, args })
     const h = this.handlers.get(name)
     if (!h) throw new CallError('usage', `unknown call: ${name}`)
-    return (await h(args)) as CallResult<N>
+    // shaped by the contract as the core's answer would be: a whole session given for a list answers its summary
+    return contract[name].result.parse(await h(args)) as CallResult<N>
   }
 
   callsOf(name: CallName) {

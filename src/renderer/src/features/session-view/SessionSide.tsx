@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react'
-import type { Session } from '../../../../shared/models'
 import { dateTime } from '../../lib/format'
 import { useStores, useWorkspace } from '../../stores/app-stores'
+import type { ShownSession } from '../../stores/sessions'
 import { saveSession } from '../sessions/session-actions'
 import { EventsPanel } from './EventsPanel'
 
 /** What the session is doing besides its terminals: previews, pausing rules, workspace, events. */
-export function SessionSide({ session: s }: { session: Session }) {
+export function SessionSide({ session: s }: { session: ShownSession }) {
   const stores = useStores()
   const ws = useWorkspace((w) => w.byId[s.id])
   const [idle, setIdle] = useState('')

@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useMemo } from 'react'
-import type { Session } from '../../../../shared/models'
 import { CopyLine } from '../../components/CopyLine'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -8,6 +7,7 @@ import { StateBadge } from '../../components/StateBadge'
 import { age, bytes, money, percent } from '../../lib/format'
 import { useNow } from '../../lib/hooks'
 import { useServers, useSessions, useStores, useTerminals, useUi, useWorkspace } from '../../stores/app-stores'
+import type { ShownSession } from '../../stores/sessions'
 import type { Tab } from '../../stores/terminals'
 import { sessionActions } from '../sessions/session-actions'
 import { Menu } from '../../components/Menu'
@@ -17,7 +17,7 @@ import { TerminalPane } from './TerminalPane'
 const NO_TABS: Tab[] = []
 const NO_VIEWS: string[] = []
 
-function Facts({ s }: { s: Session }) {
+function Facts({ s }: { s: ShownSession }) {
   const now = useNow()
   const unsaved = useWorkspace((w) => (s.workspace && w.byId[s.id]?.status ? !w.byId[s.id]!.status!.saved : false))
   return (
@@ -41,10 +41,16 @@ function Facts({ s }: { s: Session }) {
 
 export function SessionView({ id }: { id: string }) {
   const stores = useStores()
-  const session = useSessions((s) => s.byId[id] ?? Object.values(s.byId).find((x) => x.name === id || x.route === id))
+  const summary = useSessions((s) => s.byId[id] ?? Object.values(s.byId).find((x) => x.name === id || x.route === id))
+  const detail = useSessions((s) => (summary ? s.details[summary.id] : undefined))
+  // the list's summary at once, the rest (ssh line, previews, activity, origin) once session.show answers
+  const session: ShownSession | undefined = useMemo(() => (summary && detail ? { ...detail, ...summary } : summary), [summary, detail])
   const loaded = useSessions((s) => s.loaded)
   const progress = useSessions((s) => (session ? s.progress[session.id] : undefined))
   const sessionId = session?.id
+  useEffect(() => {
+    if (sessionId) void stores.sessions.getState().show(sessionId).catch(() => undefined)
+  }, [sessionId, stores])
   const tabs = useTerminals((s) => (sessionId ? (s.tabs[sessionId] ?? NO_TABS) : NO_TABS))
   const active = useTerminals((s) => (sessionId ? s.active[sessionId] : undefined))
   const detached = useTerminals((s) => (sessionId ? (s.detached[sessionId] ?? NO_VIEWS) : NO_VIEWS))

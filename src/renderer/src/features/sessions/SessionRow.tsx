@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import type { Progress, Session } from '../../../../shared/models'
+import type { Progress, SessionSummary } from '../../../../shared/models'
 import { Menu } from '../../components/Menu'
 import { ProgressBar } from '../../components/ProgressBar'
 import { StateBadge } from '../../components/StateBadge'
@@ -7,9 +7,9 @@ import { age, bytes, money, percent } from '../../lib/format'
 import type { SessionActions } from './session-actions'
 
 export interface RowActions {
-  open(s: Session): void
+  open(s: SessionSummary): void
   select(id: string): void
-  verbs(s: Session): SessionActions
+  verbs(s: SessionSummary): SessionActions
 }
 
 const WORKING = ['moving', 'creating', 'resuming', 'pausing', 'restarting']
@@ -27,7 +27,7 @@ export const SessionRow = memo(function SessionRow({
   /** the row's place in the list (aria-rowindex; the list measures rows by it) */
   index: number
   measure: ((row: HTMLTableRowElement | null) => void) | undefined
-  session: Session
+  session: SessionSummary
   progress: Progress | undefined
   selected: boolean
   /** true: work never saved; undefined: not known (yet) */

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { SESSION_STATES, type Session } from '../../../../shared/models'
+import { SESSION_STATES, type SessionSummary } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
 import { ServerFilter } from '../../components/ServerFilter'
@@ -64,9 +64,9 @@ export function SessionsScreen() {
 
   const actions: RowActions = useMemo(
     () => ({
-      open: (s: Session) => navigate({ screen: 'session', id: s.id }),
+      open: (s: SessionSummary) => navigate({ screen: 'session', id: s.id }),
       select: (id: string) => setSelected(id),
-      verbs: (s: Session) => sessionActions(stores, s, servers),
+      verbs: (s: SessionSummary) => sessionActions(stores, s, servers),
     }),
     [navigate, stores, servers],
   )

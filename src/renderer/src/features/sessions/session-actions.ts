@@ -1,16 +1,16 @@
 // The verbs a session offers in its state, and what each says when it is done: the result names
 // what really happened (the pause mode, whether memory came along, why not), never more.
-import type { Server, Session } from '../../../../shared/models'
+import type { Server, SessionSummary } from '../../../../shared/models'
 import { CallError } from '../../api/client'
 import type { MenuItem } from '../../components/Menu'
 import { bytes } from '../../lib/format'
 import type { AppStores } from '../../stores/app-stores'
 import { askThenRun } from '../../stores/ui'
 
-export const isLive = (s: Session) => s.state !== 'finished'
+export const isLive = (s: SessionSummary) => s.state !== 'finished'
 
 /** Whether the session holds work never saved to its workspace (unknown until asked). */
-export function unsavedWork(stores: AppStores, s: Session): boolean | undefined {
+export function unsavedWork(stores: AppStores, s: SessionSummary): boolean | undefined {
   if (!s.workspace || s.state === 'finished') return false
   const status = stores.workspace.getState().byId[s.id]?.status
   return status ? !status.saved : undefined
@@ -18,7 +18,7 @@ export function unsavedWork(stores: AppStores, s: Session): boolean | undefined 
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
 
-export async function pauseSession(stores: AppStores, s: Session, memory = true): Promise<void> {
+export async function pauseSession(stores: AppStores, s: SessionSummary, memory = true): Promise<void> {
   const { ui } = stores
   try {
     const r = await stores.sessions.getState().pause(s.id, memory)
@@ -30,7 +30,7 @@ export async function pauseSession(stores: AppStores, s: Session, memory = true)
   }
 }
 
-export async function resumeSession(stores: AppStores, s: Session, on?: string): Promise<void> {
+export async function resumeSession(stores: AppStores, s: SessionSummary, on?: string): Promise<void> {
   const { ui } = stores
   try {
     if (!on || on === s.server) {
@@ -47,7 +47,7 @@ export async function resumeSession(stores: AppStores, s: Session, on?: string):
   }
 }
 
-export async function moveSession(stores: AppStores, s: Session, to: string): Promise<void> {
+export async function moveSession(stores: AppStores, s: SessionSummary, to: string): Promise<void> {
   const { ui } = stores
   try {
     const r = await stores.sessions.getState().move(s.id, to, false)
@@ -57,7 +57,7 @@ export async function moveSession(stores: AppStores, s: Session, to: string): Pr
   }
 }
 
-export async function saveSession(stores: AppStores, s: Session): Promise<void> {
+export async function saveSession(stores: AppStores, s: SessionSummary): Promise<void> {
   const { ui } = stores
   const values = await ui.getState().askFor({
     title: `Save ${s.name}`,
@@ -78,7 +78,7 @@ export async function saveSession(stores: AppStores, s: Session): Promise<void> 
   }
 }
 
-export async function restartSession(stores: AppStores, s: Session): Promise<void> {
+export async function restartSession(stores: AppStores, s: SessionSummary): Promise<void> {
   const { ui } = stores
   await askThenRun(
     ui,
@@ -94,7 +94,7 @@ export async function restartSession(stores: AppStores, s: Session): Promise<voi
   )
 }
 
-export async function forkSession(stores: AppStores, s: Session): Promise<void> {
+export async function forkSession(stores: AppStores, s: SessionSummary): Promise<void> {
   const { ui } = stores
   const values = await ui.getState().askFor({
     title: `Fork ${s.name}`,
@@ -116,7 +116,7 @@ export async function forkSession(stores: AppStores, s: Session): Promise<void> 
   }
 }
 
-export async function snapshotSession(stores: AppStores, s: Session): Promise<void> {
+export async function snapshotSession(stores: AppStores, s: SessionSummary): Promise<void> {
   const { ui } = stores
   const values = await ui.getState().askFor({
     title: `Snapshot ${s.name}`,
@@ -133,7 +133,7 @@ export async function snapshotSession(stores: AppStores, s: Session): Promise<vo
 }
 
 /** Finish, after a confirmation; unsaved work needs the name typed (and force). */
-export async function finishSession(stores: AppStores, s: Session): Promise<void> {
+export async function finishSession(stores: AppStores, s: SessionSummary): Promise<void> {
   const { ui, sessions } = stores
   const unsaved = unsavedWork(stores, s) === true
   const ok = await ui.getState().ask({
@@ -178,7 +178,7 @@ export interface SessionActions {
   more: MenuItem[]
 }
 
-export function sessionActions(stores: AppStores, s: Session, servers: Server[]): SessionActions {
+export function sessionActions(stores: AppStores, s: SessionSummary, servers: Server[]): SessionActions {
   const others = servers.filter((x) => x.name !== s.server && x.state !== 'disconnected')
   const more: MenuItem[] = []
   let primary: MenuItem | null = null
