@@ -43,6 +43,8 @@ describe('the UI in Chromium', () => {
     await page.goto(served.url)
     await page.getByText('No sessions yet').waitFor()
     await page.getByText('Connected to Berth').waitFor()
+    // the connection is held by a worker, which drains it while the page is busy drawing
+    expect(page.workers().map((w) => w.url()).some((u) => /socket-worker/.test(u))).toBe(true)
     await screenshot(page, '01-sessions-empty')
   })
 

@@ -8,11 +8,25 @@ import type { Envelope, ServerFrame } from '../../../shared/wire'
 
 type Pending = (envelope: Envelope<unknown>) => void
 
+/** What the bridge needs of a WebSocket (a page's own, or one held in a worker: worker-socket.ts). */
+export interface SocketLike {
+  readonly readyState: number
+  send(data: string): void
+  close(): void
+  onopen: (() => void) | null
+  onmessage: ((ev: { data: unknown }) => void) | null
+  onclose: (() => void) | null
+}
+export interface SocketConstructor {
+  new (url: string): SocketLike
+  readonly OPEN: number
+}
+
 export interface WebSocketBridgeOptions {
   /** ws://127.0.0.1:PORT/TOKEN/ws */
   url: string
-  /** for tests: a WebSocket implementation */
-  WebSocketImpl?: typeof WebSocket
+  /** the socket to use (default: the page's WebSocket) */
+  WebSocketImpl?: SocketConstructor
   maxBackoffMs?: number
 }
 
@@ -25,13 +39,14 @@ export function socketUrlFor(location: { protocol: string; host: string; pathnam
 }
 
 export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBridge {
-  const Impl = options.WebSocketImpl ?? WebSocket
+  // a page's WebSocket is a SocketLike whose handlers also get an event the bridge does not read
+  const Impl = options.WebSocketImpl ?? (WebSocket as unknown as SocketConstructor)
   const maxBackoff = options.maxBackoffMs ?? 5000
   const pending = new Map<number, Pending>()
   const listeners = new EventListeners()
   const connectionListeners = new Set<(up: boolean) => void>()
   let nextId = 1
-  let socket: WebSocket | undefined
+  let socket: SocketLike | undefined
   let up = false
   let backoff = 250
   let opening: Promise<void> | undefined
@@ -52,7 +67,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
         setUp(true)
         resolve()
       }
-      ws.onmessage = (ev: MessageEvent) => {
+      ws.onmessage = (ev) => {
         if (socket !== ws) return
         let frame: ServerFrame
         try {

@@ -10,6 +10,7 @@ import { CallError, type Client } from '../api/client'
 import { describeError, type Problem } from '../api/errors'
 import { binaryToBase64, fromBase64, textToBase64 } from './codec'
 import { AckBatcher } from './flow-control'
+import { FramePacer } from './frame-pacer'
 import { skipEmptySelectionRedraws } from './selection-redraws'
 import type { StreamRouter } from './stream-router'
 
@@ -69,6 +70,9 @@ export class TerminalSession {
   private readonly fit = new FitAddon()
   private streamId: string | null = null
   private acks: AckBatcher | null = null
+  /** bytes written to xterm.js and not yet parsed */
+  private unparsed = 0
+  private readonly pacer: FramePacer
   private opened = false
   private disposed = false
   private attempts = 0
@@ -90,6 +94,7 @@ export class TerminalSession {
       theme: deps.theme(),
     })
     this.term.loadAddon(this.fit)
+    this.pacer = new FramePacer(this.term, () => this.unparsed)
     this.snapshot = { status: 'connecting', view, persistent: true, renderer: 'dom', problem: null }
     this.term.onData((data) => this.input(textToBase64(data)))
     this.term.onBinary((data) => this.input(binaryToBase64(data)))
@@ -198,11 +203,16 @@ export class TerminalSession {
     this.deps.router.claim(streamId, {
       data: (b64) => {
         const bytes = fromBase64(b64)
+        this.pacer.beforeWrite()
         // xterm.js yields to the page between writes, never inside one: a large batch goes in
         // slices, so no single parse holds the main thread (a screenful drawn by tmux parses slowly)
         for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
           const slice = bytes.subarray(at, at + WRITE_SLICE)
-          this.term.write(slice, () => acks.consumed(slice.length))
+          this.unparsed += slice.length
+          this.term.write(slice, () => {
+            this.unparsed -= slice.length
+            acks.consumed(slice.length)
+          })
         }
       },
       exit: () => {
@@ -319,6 +329,7 @@ export class TerminalSession {
     this.disposed = true
     clearTimeout(this.resizeTimer)
     this.acks?.stop()
+    this.pacer.dispose()
     const streamId = this.streamId
     this.streamId = null
     if (streamId) {
