@@ -4,6 +4,9 @@
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from './contract'
 import type { Envelope } from './wire'
 
+/** A stream.data event whose base64 the door already decoded. */
+export type StreamBytes = Omit<EventPayload<'stream.data'>, 'data'> & { bytes: Uint8Array }
+
 export interface BerthBridge {
   /** which door the renderer talks through */
   readonly host: 'electron' | 'browser'
@@ -12,6 +15,11 @@ export interface BerthBridge {
     call<N extends CallName>(name: N, args: CallArgs<N>): Promise<Envelope<CallResult<N>>>
     /** Listens to a contract event; returns the function that stops listening. */
     on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void
+    /**
+     * For a door that decodes stream data off the page's main thread (the WebSocket door's worker):
+     * its stream.data events arrive here, as bytes, and never through on().
+     */
+    onStreamBytes?(listener: (data: StreamBytes) => void): () => void
   }
   /**
    * Connection state for doors that can drop (the WebSocket): called with false when the link is

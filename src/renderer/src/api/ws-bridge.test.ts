@@ -83,4 +83,18 @@ describe('the WebSocket bridge', () => {
     FakeSocket.all[1]!.reply({ t: 'event', name: 'progress', payload: 2 })
     expect(events).toEqual([2])
   })
+
+  it('takes stream data as bytes from a socket that decodes it (the worker), and as events from one that does not', () => {
+    class DecodingSocket extends FakeSocket {
+      onbytes: ((d: { streamId: string; fd: 1 | 2; bytes: Uint8Array }) => void) | null = null
+    }
+    const bridge = createWebSocketBridge({ url: 'ws://x/t/ws', WebSocketImpl: DecodingSocket as never })
+    const ws = FakeSocket.all[0] as DecodingSocket
+    ws.open()
+    const got: string[] = []
+    bridge.core.onStreamBytes!((d) => got.push(`${d.streamId}:${new TextDecoder().decode(d.bytes)}`))
+    ws.onbytes!({ streamId: 's1', fd: 1, bytes: new TextEncoder().encode('hello') })
+    expect(got).toEqual(['s1:hello'])
+    expect(createWebSocketBridge({ url: 'ws://x/t/ws', WebSocketImpl: FakeSocket as never }).core.onStreamBytes).toBeUndefined()
+  })
 })

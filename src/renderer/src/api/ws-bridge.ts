@@ -1,7 +1,7 @@
 // `window.berth` for a browser tab (`berth serve`): the contract over the WebSocket door, with the
 // same frames as the control socket. Reconnects by itself; calls made while down fail at once
 // with a clear message rather than hang.
-import type { BerthBridge } from '../../../shared/bridge'
+import type { BerthBridge, StreamBytes } from '../../../shared/bridge'
 import type { ErrorBody } from '../../../shared/errors'
 import { EventListeners } from '../../../shared/event-listeners'
 import type { Envelope, ServerFrame } from '../../../shared/wire'
@@ -16,6 +16,8 @@ export interface SocketLike {
   onopen: (() => void) | null
   onmessage: ((ev: { data: unknown }) => void) | null
   onclose: (() => void) | null
+  /** a socket that decodes stream data itself hands it over here instead of as frames */
+  onbytes?: ((data: StreamBytes) => void) | null
 }
 export interface SocketConstructor {
   new (url: string): SocketLike
@@ -44,6 +46,8 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
   const maxBackoff = options.maxBackoffMs ?? 5000
   const pending = new Map<number, Pending>()
   const listeners = new EventListeners()
+  const bytesListeners = new Set<(data: StreamBytes) => void>()
+  let decodes = false
   const connectionListeners = new Set<(up: boolean) => void>()
   let nextId = 1
   let socket: SocketLike | undefined
@@ -61,6 +65,12 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
     (opening ??= new Promise<void>((resolve) => {
       const ws = new Impl(options.url)
       socket = ws
+      if ('onbytes' in ws) {
+        decodes = true
+        ws.onbytes = (data) => {
+          if (socket === ws) for (const l of bytesListeners) l(data)
+        }
+      }
       ws.onopen = () => {
         backoff = 250
         opening = undefined
@@ -115,6 +125,15 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): BerthBri
         })
       },
       on: (name, listener) => listeners.add(name, listener as (payload: unknown) => void),
+      // only when the socket decodes: otherwise stream.data comes through on() like any event
+      ...(decodes
+        ? {
+            onStreamBytes: (listener: (data: StreamBytes) => void) => {
+              bytesListeners.add(listener)
+              return () => void bytesListeners.delete(listener)
+            },
+          }
+        : {}),
     },
     onConnection: (listener) => {
       connectionListeners.add(listener)

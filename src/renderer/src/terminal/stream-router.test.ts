@@ -1,29 +1,31 @@
 import { describe, expect, it } from 'vitest'
-import { FakeClient } from '../test/fake-client'
+import { b64, FakeClient } from '../test/fake-client'
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 import { StreamRouter } from './stream-router'
 
 describe('routing stream output', () => {
   it('holds output that arrives before its stream is claimed, then delivers it in order', () => {
     const client = new FakeClient()
     const router = new StreamRouter(client)
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'one' })
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'two' })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('one') })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('two') })
     const got: string[] = []
-    router.claim('a', { data: (d) => got.push(d), exit: () => got.push('exit') })
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'three' })
-    client.emit('stream.data', { streamId: 'b', fd: 1, data: 'not mine' })
+    router.claim('a', { data: (d) => got.push(text(d)), exit: () => got.push('exit') })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('three') })
+    client.emit('stream.data', { streamId: 'b', fd: 1, data: b64('not mine') })
     client.emit('stream.exit', { streamId: 'a', exitCode: 0 })
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'after' })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('after') })
     expect(got).toEqual(['one', 'two', 'three', 'exit'])
   })
 
   it('delivers an exit that came before the claim', () => {
     const client = new FakeClient()
     const router = new StreamRouter(client)
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'bye' })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('bye') })
     client.emit('stream.exit', { streamId: 'a', exitCode: 3 })
     const got: unknown[] = []
-    router.claim('a', { data: (d) => got.push(d), exit: (code) => got.push(code) })
+    router.claim('a', { data: (d) => got.push(text(d)), exit: (code) => got.push(code) })
     expect(got).toEqual(['bye', 3])
   })
 
@@ -31,9 +33,9 @@ describe('routing stream output', () => {
     const client = new FakeClient()
     const router = new StreamRouter(client)
     const got: string[] = []
-    router.claim('a', { data: (d) => got.push(d), exit: () => undefined })
+    router.claim('a', { data: (d) => got.push(text(d)), exit: () => undefined })
     router.release('a')
-    client.emit('stream.data', { streamId: 'a', fd: 1, data: 'x' })
+    client.emit('stream.data', { streamId: 'a', fd: 1, data: b64('x') })
     expect(got).toEqual([])
   })
 })

@@ -4,12 +4,12 @@
 import type { Client } from '../api/client'
 
 export interface StreamSink {
-  data(bytes: string): void
+  data(bytes: Uint8Array): void
   exit(exitCode: number | null, error?: string): void
 }
 
 interface Early {
-  chunks: string[]
+  chunks: Uint8Array[]
   exit?: { exitCode: number | null; error?: string | undefined }
   at: number
 }
@@ -22,11 +22,11 @@ export class StreamRouter {
   private readonly early = new Map<string, Early>()
 
   constructor(client: Client) {
-    client.on('stream.data', (d) => {
+    client.onStreamData((d) => {
       const sink = this.sinks.get(d.streamId)
-      if (sink) return sink.data(d.data)
+      if (sink) return sink.data(d.bytes)
       const e = this.earlyFor(d.streamId)
-      if (e.chunks.length < EARLY_MAX_CHUNKS) e.chunks.push(d.data)
+      if (e.chunks.length < EARLY_MAX_CHUNKS) e.chunks.push(d.bytes)
     })
     client.on('stream.exit', (x) => {
       const sink = this.sinks.get(x.streamId)

@@ -201,8 +201,7 @@ export class TerminalSession {
     const acks = new AckBatcher((bytes) => void this.deps.client.call('stream.ack', { streamId, bytes }).catch(() => undefined))
     this.acks = acks
     this.deps.router.claim(streamId, {
-      data: (b64) => {
-        const bytes = fromBase64(b64)
+      data: (bytes) => {
         this.pacer.beforeWrite()
         // xterm.js yields to the page between writes, never inside one: a large batch goes in
         // slices, so no single parse holds the main thread (a screenful drawn by tmux parses slowly)

@@ -3,7 +3,8 @@
 import { calls as contract, type CallArgs, type CallName, type CallResult, type EventName, type EventPayload } from '../../../shared/contract'
 import { EventListeners } from '../../../shared/event-listeners'
 import type { Server, Session } from '../../../shared/models'
-import { CallError, type Client } from '../api/client'
+import type { StreamBytes } from '../../../shared/bridge'
+import { CallError, decodedStreamData, type Client } from '../api/client'
 import { fromBase64, toBase64 } from '../terminal/codec'
 
 type Handler = (args: any) => unknown
@@ -50,6 +51,10 @@ export class FakeClient implements Client {
 
   on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void {
     return this.listeners.add(name, listener as (p: unknown) => void)
+  }
+
+  onStreamData(listener: (data: StreamBytes) => void): () => void {
+    return decodedStreamData((name, l) => this.on(name, l), listener)
   }
 
   emit<E extends EventName>(name: E, payload: EventPayload<E>): void {
