@@ -5,7 +5,7 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
-import { meterCalls } from './contract/meter'
+import { MeterSampled, meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
 import { routeCalls } from './contract/routes'
@@ -47,6 +47,7 @@ export const events = {
   'server.changed': Server,
   'snapshot.changed': Snapshot,
   'event.appended': EventRecord,
+  'meter.sampled': MeterSampled,
   progress: Progress,
   'settings.changed': Settings,
   'stream.data': StreamData,

@@ -190,11 +190,24 @@ describe('pause and resume on the local engine', () => {
     }, 'the meter to sample the session')
     expect(running.ratePerHour).toBe(36)
     expect(running.peakMemoryBytes).toBeGreaterThan(0)
+    // a list follows the meter from the sampling rounds' events, without asking
+    const c = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
+    const sampled: number[] = []
+    c.on('meter.sampled', (e) => {
+      const m = e.meters.find((x) => x.sessionId === s.id)
+      if (m) sampled.push(m.meter.cost)
+    })
+    await c.call('events.subscribe', { names: ['meter.sampled'] })
+    await until(() => sampled.length >= 2, 'two sampling rounds to announce the meter')
+    expect(sampled[1]).toBeGreaterThanOrEqual(sampled[0]!)
     await berth.json(['pause', s.id, '--wait'])
+    const whilePaused = sampled.length
     const p1 = (await berth.json(['session', 'show', s.id])).meter
     await sleep(3000)
     const p2 = (await berth.json(['session', 'show', s.id])).meter
     expect(p2).toEqual(p1)
+    expect(sampled.length).toBeLessThanOrEqual(whilePaused + 1) // a round already under way may still announce it
+    c.close()
     expect(p2.memoryBytes).toBe(0)
     expect(p2.cpuSeconds).toBeGreaterThanOrEqual(running.cpuSeconds)
     await berth.json(['resume', s.id])

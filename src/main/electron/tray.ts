@@ -27,7 +27,7 @@ export class BerthTray {
     this.tray.setToolTip('Berth')
     this.tray.on('click', () => this.open())
     this.stop = core.bus.onContract((name) => {
-      if (name === 'session.changed') this.refreshSoon()
+      if (name === 'session.changed' || name === 'meter.sampled') this.refreshSoon()
     })
     this.refresh()
   }

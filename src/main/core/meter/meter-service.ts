@@ -3,7 +3,7 @@
 // While it is paused nothing is sampled and nothing grows: the running interval closes at the
 // transition itself, not at the next sample.
 import type Dockerode from 'dockerode'
-import type { Meter } from '../../../shared/models'
+import { meterSummaryOf, type Meter } from '../../../shared/models'
 import type { Settings } from '../../../shared/settings'
 import type { CoreBus } from '../bus'
 import type { EngineRegistry } from '../engines/engine-registry'
@@ -114,6 +114,15 @@ export class MeterService {
     const byServer = new Map<string, SessionRow[]>()
     for (const row of this.d.sessions.inStates(['running'])) byServer.set(row.server, [...(byServer.get(row.server) ?? []), row])
     await Promise.allSettled([...byServer].map(([server, rows]) => this.sampleServer(server, rows, disk)))
+    this.announce([...byServer.values()].flat())
+  }
+
+  /** Lists follow the meters of running sessions from this event, without asking. */
+  private announce(sampled: SessionRow[]): void {
+    const rows = sampled.filter((r) => this.d.sessions.get(r.id)?.state === 'running')
+    if (!rows.length) return
+    const meterOf = this.metersOf(rows)
+    this.d.bus.emit('meter.sampled', { meters: rows.map((r) => ({ sessionId: r.id, meter: meterSummaryOf(meterOf(r)) })) })
   }
 
   private async sampleServer(server: string, rows: SessionRow[], withDisk: boolean): Promise<void> {
@@ -153,7 +162,6 @@ export class MeterService {
     this.d.repo.record(t, { at, cpuSeconds: t.cpuSeconds, memory: t.memory, disk: t.disk })
   }
 
-  /** The meters of a listing (or of one session): the totals in one query, each server's rate read once. */
   /** The meters of a listing's rows: their totals in one query, each server's rate once. */
   metersOf(rows: readonly MeteredRow[]): (row: MeteredRow) => Meter {
     const totals = this.d.repo.totalsOf(rows.map((r) => r.id))

@@ -36,6 +36,17 @@ describe('the sessions store', () => {
     expect(store.getState().details[a.id]!.sshLine).toBe(line)
   })
 
+  it('follows the meters of running sessions from each sampling round', async () => {
+    const a = session({ name: 'alpha' })
+    const client = new FakeClient().handle('session.list', () => [a])
+    const store = createSessionsStore(client)
+    await store.getState().load()
+    const meter = { cpuPercent: 12.5, memoryBytes: 64 << 20, cost: 0.02, ratePerHour: 0.5 }
+    client.emit('meter.sampled', { meters: [{ sessionId: a.id, meter }, { sessionId: 'gone', meter }] })
+    expect(store.getState().byId[a.id]!.meter).toEqual(meter)
+    expect(store.getState().byId.gone).toBeUndefined()
+  })
+
   it('keeps the latest progress of long work and drops it when the work ends', () => {
     const a = session({ state: 'moving' })
     const client = new FakeClient()

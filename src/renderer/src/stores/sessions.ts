@@ -137,6 +137,14 @@ export function createSessionsStore(client: Client) {
     }
     store.setState(next)
   })
+  client.on('meter.sampled', ({ meters }) => {
+    const byId = { ...store.getState().byId }
+    for (const { sessionId, meter } of meters) {
+      const s = byId[sessionId]
+      if (s) byId[sessionId] = { ...s, meter }
+    }
+    store.setState({ byId })
+  })
   client.on('progress', (p) => {
     if (!p.sessionId) return
     const { progress } = store.getState()
