@@ -12,5 +12,10 @@ export const ServerFrame = z.discriminatedUnion('t', [ResultFrame, ErrorFrame, E
 export type CallFrame = z.infer<typeof CallFrame>
 export type ServerFrame = z.infer<typeof ServerFrame>
 
+/** An event's frame. Its keys stay in this order: a browser's socket worker spots stream data by
+ * the text it starts with (STREAM_DATA_FRAME_START) and decodes only that. */
+export const eventFrame = (name: string, payload: unknown): ServerFrame => ({ t: 'event', name, payload })
+export const STREAM_DATA_FRAME_START = '{"t":"event","name":"stream.data",'
+
 /** The result envelope (Podman Desktop's shape), used where a thrown error would lose its code. */
 export type Envelope<R> = { result: R } | { error: ErrorBody }

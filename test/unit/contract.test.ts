@@ -3,10 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { calls, type CallName } from '../../src/shared/contract'
+import { eventFrame, STREAM_DATA_FRAME_START } from '../../src/shared/wire'
 import { Core } from '../../src/main/core/core'
 import { installModules } from '../../src/main/core/modules'
 
 describe('the contract', () => {
+  it("writes stream data frames the way the browser's socket worker spots them", () => {
+    const frame = JSON.stringify(eventFrame('stream.data', { streamId: 'st1', fd: 1, data: 'aGk=' }))
+    expect(frame.startsWith(STREAM_DATA_FRAME_START)).toBe(true)
+  })
+
   it('has a handler for every call once every module is installed', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-contract-'))
     const core = await Core.open({ home, host: 'daemon', localSocket: '/nonexistent.sock' })

@@ -2,7 +2,7 @@
 // results, the events it subscribed to, and the data of the streams it opened.
 import { randomBytes } from 'node:crypto'
 import type { EventName, EventPayload } from '../../shared/contract'
-import { CallFrame, type ServerFrame } from '../../shared/wire'
+import { CallFrame, eventFrame, type ServerFrame } from '../../shared/wire'
 import type { CallContext } from '../core/api'
 import type { Core } from '../core/core'
 import type { Envelope } from '../../shared/wire'
@@ -26,7 +26,7 @@ export class DoorConnection implements StreamOwner {
   }
 
   send<N extends EventName>(name: N, payload: EventPayload<N>): void {
-    if (!this.closed) this.write({ t: 'event', name, payload })
+    if (!this.closed) this.write(eventFrame(name, payload))
   }
 
   subscribe(names: string[] | undefined): void {

@@ -4,7 +4,7 @@
 // worker drains it at once, decodes stream data (JSON and base64, the bulk of a flood) and hands
 // the bytes over without a copy; every other frame is relayed as it came.
 import type { EventPayload } from '../../../shared/contract'
-import type { ServerFrame } from '../../../shared/wire'
+import { STREAM_DATA_FRAME_START, type ServerFrame } from '../../../shared/wire'
 import { fromBase64 } from '../terminal/codec'
 import type { WorkerCommand, WorkerNotice } from './worker-socket'
 
@@ -16,13 +16,9 @@ const scope = self as unknown as Scope
 let ws: WebSocket | undefined
 
 function relay(text: string): void {
-  let frame: ServerFrame | undefined
-  try {
-    frame = JSON.parse(text) as ServerFrame
-  } catch {
-    // the bridge drops a frame it cannot read; so does this
-  }
-  if (frame?.t === 'event' && frame.name === 'stream.data') {
+  // only stream data is decoded here; the rest (a 1,000-session list) is parsed once, by the bridge
+  if (text.startsWith(STREAM_DATA_FRAME_START)) {
+    const frame = JSON.parse(text) as Extract<ServerFrame, { t: 'event' }>
     const { data, ...rest } = frame.payload as EventPayload<'stream.data'>
     const bytes = fromBase64(data)
     return scope.postMessage({ t: 'bytes', data: { ...rest, bytes } }, [bytes.buffer])
