@@ -9,19 +9,25 @@ export type SessionRow = Omit<Session, 'meter' | 'activity' | 'previews' | 'sshL
   options: Record<string, unknown>
 }
 
+/** A session as a listing reads it: only the columns its summary shows. */
+export type SessionSummaryRow = Omit<SessionSummary, 'meter'>
+
 // Rows are read as arrays in this column order: better-sqlite3 builds an object per row with a
-// key per column, which took half of a 1,000-session listing.
+// key per column, which took half of a 1,000-session listing. A summary's columns come first, so
+// a listing reads only those and both shapes find them at the same places.
+const SUMMARY_COLUMNS = ['id', 'name', 'server', 'state', 'mode', 'paused_by', 'durable', 'image', 'route', 'workspace', 'created_at', 'failure'] as const
 const COLUMNS = [
-  'id', 'name', 'server', 'state', 'mode', 'paused_by', 'durable', 'image', 'container_id', 'route', 'env', 'secrets',
-  'workspace', 'auto_pause', 'idle_after_s', 'options', 'created_at', 'updated_at', 'finished_at', 'saved_at', 'failure', 'version',
+  ...SUMMARY_COLUMNS,
+  'container_id', 'env', 'secrets', 'auto_pause', 'idle_after_s', 'options', 'updated_at', 'finished_at', 'saved_at', 'version',
 ] as const
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM sessions`
+const SELECT_SUMMARY = `SELECT ${SUMMARY_COLUMNS.join(', ')} FROM sessions`
 
 type Raw = unknown[]
 /** each column's place in a row */
 const at = Object.fromEntries(COLUMNS.map((c, i) => [c, i])) as { [C in (typeof COLUMNS)[number]]: number }
 
-const fromRaw = (r: Raw): SessionRow => ({
+const summaryFromRaw = (r: Raw): SessionSummaryRow => ({
   id: r[at.id] as string,
   name: r[at.name] as string,
   server: r[at.server] as string,
@@ -30,42 +36,24 @@ const fromRaw = (r: Raw): SessionRow => ({
   pausedBy: r[at.paused_by] as PausedBy | null,
   durable: r[at.durable] === 1,
   image: r[at.image] as string,
-  containerId: r[at.container_id] as string | null,
   route: r[at.route] as string,
+  workspace: r[at.workspace] ? (JSON.parse(r[at.workspace] as string) as WorkspaceInfo) : null,
+  createdAt: r[at.created_at] as string,
+  failure: r[at.failure] as string | null,
+})
+
+const fromRaw = (r: Raw): SessionRow => ({
+  ...summaryFromRaw(r),
+  containerId: r[at.container_id] as string | null,
   env: JSON.parse(r[at.env] as string) as Record<string, string>,
   secrets: JSON.parse(r[at.secrets] as string) as string[],
-  workspace: r[at.workspace] ? (JSON.parse(r[at.workspace] as string) as WorkspaceInfo) : null,
   autoPause: r[at.auto_pause] === 1,
   idleAfterSeconds: r[at.idle_after_s] as number | null,
   options: JSON.parse(r[at.options] as string) as Record<string, unknown>,
-  createdAt: r[at.created_at] as string,
   updatedAt: r[at.updated_at] as string,
   finishedAt: r[at.finished_at] as string | null,
   savedAt: r[at.saved_at] as string | null,
-  failure: r[at.failure] as string | null,
   version: r[at.version] as number,
-})
-
-/** A session as a listing reads it: only the columns its summary shows. */
-export type SessionSummaryRow = Omit<SessionSummary, 'meter'>
-
-const SUMMARY_COLUMNS = ['id', 'name', 'server', 'state', 'mode', 'paused_by', 'durable', 'image', 'route', 'workspace', 'created_at', 'failure'] as const
-const SELECT_SUMMARY = `SELECT ${SUMMARY_COLUMNS.join(', ')} FROM sessions`
-const sat = Object.fromEntries(SUMMARY_COLUMNS.map((c, i) => [c, i])) as { [C in (typeof SUMMARY_COLUMNS)[number]]: number }
-
-const summaryFromRaw = (r: Raw): SessionSummaryRow => ({
-  id: r[sat.id] as string,
-  name: r[sat.name] as string,
-  server: r[sat.server] as string,
-  state: r[sat.state] as SessionState,
-  mode: r[sat.mode] as PauseMode | null,
-  pausedBy: r[sat.paused_by] as PausedBy | null,
-  durable: r[sat.durable] === 1,
-  image: r[sat.image] as string,
-  route: r[sat.route] as string,
-  workspace: r[sat.workspace] ? (JSON.parse(r[sat.workspace] as string) as WorkspaceInfo) : null,
-  createdAt: r[sat.created_at] as string,
-  failure: r[sat.failure] as string | null,
 })
 
 /** The columns a transition may change besides the state, keyed by the row's field names. */
