@@ -69,8 +69,11 @@ describe('the UI in Chromium', () => {
     // the view's shell has the size of the pane the terminal was fitted to
     await page.keyboard.type('stty size\n')
     await until(async () => new RegExp(`^${t.rows} ${t.cols}$`, 'm').test((await activeTerminal(page)).text), `stty to say ${t.rows} ${t.cols}`)
-    // the session's events are listed beside the terminal
+    // the session's events are listed beside the terminal, and its ssh line is ready to copy
     await page.getByRole('list', { name: 'session events' }).getByText('create: creating → running').waitFor()
+    const shown = await berth.call('session.show', { id: sessionId })
+    expect(shown.sshLine).toMatch(/^ssh /)
+    expect(await page.getByLabel('ssh line').getByTestId('copy-text').textContent()).toBe(shown.sshLine)
     await screenshot(page, '03-session-terminal')
   })
 
