@@ -1,4 +1,5 @@
 import { prepared, preparedRaw } from './prepared'
+import { whereOf } from './where'
 import type { PauseMode, PausedBy, Session, SessionState, SessionSummary, WorkspaceInfo } from '../../../shared/models'
 import type { Db } from './database'
 
@@ -108,19 +109,7 @@ export interface SessionFilter {
   server?: string | undefined
 }
 
-function whereOf(filter: SessionFilter): { where: string; params: Record<string, string> } {
-  const where: string[] = []
-  const params: Record<string, string> = {}
-  if (filter.state) {
-    where.push('state = @state')
-    params.state = filter.state
-  }
-  if (filter.server) {
-    where.push('server = @server')
-    params.server = filter.server
-  }
-  return { where: where.length ? 'WHERE ' + where.join(' AND ') : '', params }
-}
+const filtered = (filter: SessionFilter) => whereOf({ state: ['state = @state', filter.state], server: ['server = @server', filter.server] })
 
 export class SessionsRepo {
   constructor(private readonly db: Db) {}
@@ -161,13 +150,13 @@ export class SessionsRepo {
 
   /** Newest first. */
   list(filter: SessionFilter = {}): SessionRow[] {
-    const { where, params } = whereOf(filter)
+    const { where, params } = filtered(filter)
     return (preparedRaw(this.db, `${SELECT} ${where} ORDER BY created_at DESC, id`).all(params) as Raw[]).map(fromRaw)
   }
 
   /** list(), reading only what a summary shows. */
   listSummaries(filter: SessionFilter = {}): SessionSummaryRow[] {
-    const { where, params } = whereOf(filter)
+    const { where, params } = filtered(filter)
     return (preparedRaw(this.db, `${SELECT_SUMMARY} ${where} ORDER BY created_at DESC, id`).all(params) as Raw[]).map(summaryFromRaw)
   }
 

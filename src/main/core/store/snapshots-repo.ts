@@ -1,4 +1,5 @@
 import { prepared } from './prepared'
+import { whereOf } from './where'
 import type { SnapshotReason } from '../../../shared/models'
 import type { WorkspaceInfo } from '../../../shared/models'
 import type { Db } from './database'
@@ -183,45 +184,27 @@ export class SnapshotsRepo {
 
   /** Newest first; `limit + 1` rows are read so the caller knows whether another page follows. */
   page(filter: SnapshotFilter, limit: number): SnapshotRow[] {
-    const where: string[] = ["state = 'ready'"]
-    const params: Record<string, unknown> = { limit }
-    if (filter.sessionId) {
-      where.push('session_id = @sessionId')
-      params.sessionId = filter.sessionId
-    }
-    if (filter.server) {
-      where.push('server = @server')
-      params.server = filter.server
-    }
-    if (filter.name) {
-      where.push('name = @name')
-      params.name = filter.name
-    }
-    if (filter.auto !== undefined) {
-      where.push('auto = @auto')
-      params.auto = filter.auto ? 1 : 0
-    }
-    if (filter.beforeSeq !== undefined) {
-      where.push('rowid < @beforeSeq')
-      params.beforeSeq = filter.beforeSeq
-    }
-    const sql = `SELECT rowid, * FROM snapshots WHERE ${where.join(' AND ')} ORDER BY rowid DESC LIMIT @limit`
-    return (prepared(this.db, sql).all(params) as Raw[]).map(fromRaw)
+    const { where, params } = whereOf(
+      {
+        sessionId: ['session_id = @sessionId', filter.sessionId],
+        server: ['server = @server', filter.server],
+        name: ['name = @name', filter.name],
+        auto: ['auto = @auto', filter.auto === undefined ? undefined : Number(filter.auto)],
+        beforeSeq: ['rowid < @beforeSeq', filter.beforeSeq],
+      },
+      ["state = 'ready'"],
+    )
+    const sql = `SELECT rowid, * FROM snapshots ${where} ORDER BY rowid DESC LIMIT @limit`
+    return (prepared(this.db, sql).all({ ...params, limit }) as Raw[]).map(fromRaw)
   }
 
   /** A session's snapshots, newest first. */
   forSession(sessionId: string, opts: { auto?: boolean; reason?: SnapshotReason } = {}): SnapshotRow[] {
-    const where = ['session_id = @sessionId', "state = 'ready'"]
-    const params: Record<string, unknown> = { sessionId }
-    if (opts.auto !== undefined) {
-      where.push('auto = @auto')
-      params.auto = opts.auto ? 1 : 0
-    }
-    if (opts.reason) {
-      where.push('reason = @reason')
-      params.reason = opts.reason
-    }
-    return (prepared(this.db, `SELECT rowid, * FROM snapshots WHERE ${where.join(' AND ')} ORDER BY rowid DESC`).all(params) as Raw[]).map(fromRaw)
+    const { where, params } = whereOf(
+      { auto: ['auto = @auto', opts.auto === undefined ? undefined : Number(opts.auto)], reason: ['reason = @reason', opts.reason] },
+      ['session_id = @sessionId', "state = 'ready'"],
+    )
+    return (prepared(this.db, `SELECT rowid, * FROM snapshots ${where} ORDER BY rowid DESC`).all({ ...params, sessionId }) as Raw[]).map(fromRaw)
   }
 
   inState(state: SnapshotState): SnapshotRow[] {
