@@ -30,18 +30,18 @@ export class WorkerSocket implements SocketLike {
         this.readyState = OPEN
         return this.onopen?.()
       }
-      this.readyState = CLOSED
-      this.worker.terminate()
-      this.onclose?.()
+      this.closed()
     }
     // a worker that cannot start (a CSP, a missing file) is a connection that closed
-    this.worker.onerror = () => {
-      if (this.readyState === CLOSED) return
-      this.readyState = CLOSED
-      this.worker.terminate()
-      this.onclose?.()
-    }
+    this.worker.onerror = () => this.closed()
     this.post({ t: 'open', url })
+  }
+
+  private closed(): void {
+    if (this.readyState === CLOSED) return
+    this.readyState = CLOSED
+    this.worker.terminate()
+    this.onclose?.()
   }
 
   send(data: string): void {
