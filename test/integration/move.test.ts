@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, localDocker, officeDocker, sleep, until } from '../support/berth'
-import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
+import { killAll, PrivateSshd, sshdChildrenServing } from '../support/sshd'
 import { testHost } from '../support/testhost'
 import { readTmuxVariable, setTmuxVariable } from '../support/views'
 
@@ -96,7 +96,7 @@ describe('a move whose connection is cut half way', () => {
     const pid = berth.daemonPid()!
     const children = sshdChildrenServing(pid, sshd.port)
     expect(children.length).toBeGreaterThan(0)
-    for (const c of children) process.kill(c, 'SIGKILL')
+    killAll(children)
     const cut = await moving
     expect(cut.code).toBe(4)
     expect(cut.stderr).toContain('was cut')

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { connectOrStart } from '../../src/cli/client'
 import { BerthHome, officeDocker, ROOT, sleep, until } from '../support/berth'
-import { PrivateSshd, sshdChildrenServing } from '../support/sshd'
+import { killAll, PrivateSshd, sshdChildrenServing } from '../support/sshd'
 import { testHost } from '../support/testhost'
 import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'
 
@@ -61,7 +61,7 @@ describe('pause and resume on the office server', () => {
         cut = (async () => {
           await sleep(300)
           const children = sshdChildrenServing(daemon, sshd.port)
-          for (const pid of children) process.kill(pid, 'SIGKILL')
+          killAll(children)
           await sshd.stop()
           return children
         })()

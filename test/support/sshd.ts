@@ -120,15 +120,19 @@ export async function killSshdServing(clientPid: number, port: number): Promise<
     const c = sshdChildrenServing(clientPid, port)
     return c.length ? c : undefined
   }, 'the sshd child serving the daemon')
-  for (const child of children) {
+  killAll(children)
+  return children
+}
+
+/** SIGKILLs each process; one already gone is fine (an sshd [priv] monitor's child goes with it). */
+export function killAll(pids: number[]): void {
+  for (const pid of pids) {
     try {
-      process.kill(child, 'SIGKILL')
+      process.kill(pid, 'SIGKILL')
     } catch (e) {
-      // the [priv] monitor's child can go with it before its own turn comes
       if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e
     }
   }
-  return children
 }
 
 function descendants(pid: number): number[] {
