@@ -2,10 +2,9 @@
 // Electron preload provides it over IPC; in a browser (`berth serve`) the renderer builds the same
 // object over the WebSocket door. Types only: this file has no runtime part.
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from './contract'
-import type { Envelope } from './wire'
+import type { Envelope, StreamBytes } from './wire'
 
-/** A stream.data event whose base64 the door already decoded. */
-export type StreamBytes = Omit<EventPayload<'stream.data'>, 'data'> & { bytes: Uint8Array }
+export type { StreamBytes } from './wire'
 
 export interface BerthBridge {
   /** which door the renderer talks through */

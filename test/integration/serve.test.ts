@@ -5,6 +5,7 @@ import net from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { readBinaryStreamFrame, type StreamBytes } from '../../src/shared/wire'
 import { BerthHome, BIN, until } from '../support/berth'
 import { ensureRendererBuilt } from '../support/renderer-build'
 import { testHost } from '../support/testhost'
@@ -41,18 +42,21 @@ function socket(url: string, origin: string | undefined): Promise<{ ws?: WebSock
   })
 }
 
-/** Calls over the door with the control socket's frames. */
+/** Calls over the door with the control socket's frames (and, if asked for, binary stream frames). */
 function caller(ws: WebSocket) {
   let id = 0
   const events: Array<{ name: string; payload: any }> = []
+  const binary: StreamBytes[] = []
   const pending = new Map<number, (f: any) => void>()
-  ws.on('message', (m) => {
+  ws.on('message', (m, isBinary) => {
+    if (isBinary) return void binary.push(readBinaryStreamFrame(new Uint8Array(m as Buffer))!)
     const f = JSON.parse(m.toString())
     if (f.t === 'event') events.push(f)
     else pending.get(f.id)?.(f)
   })
   return {
     events,
+    binary,
     call: (name: string, args: unknown) =>
       new Promise<any>((resolve) => {
         const n = ++id
@@ -139,6 +143,17 @@ describe('berth serve', () => {
     // the events log streams too
     expect(door.events.some((e) => e.name === 'event.appended' && e.payload.sessionId === created.result.id)).toBe(true)
     ws!.close()
+
+    // a client that asks for binary stream frames (the UI's socket worker) gets its output as bytes
+    const binary = await socket(`${wsUrl}?streams=binary`, origin)
+    const fast = caller(binary.ws!)
+    const printf = await fast.call('exec.open', { id: 'from-browser', cmd: ['sh', '-c', 'printf "\\033[1mbold\\377"; echo oops >&2'] })
+    await until(() => fast.events.some((e) => e.name === 'stream.exit' && e.payload.streamId === printf.result.streamId), 'the command to end')
+    const mine = fast.binary.filter((d) => d.streamId === printf.result.streamId)
+    expect(Buffer.concat(mine.filter((d) => d.fd === 1).map((d) => d.bytes))).toEqual(Buffer.from('\x1b[1mbold\xff', 'latin1'))
+    expect(Buffer.concat(mine.filter((d) => d.fd === 2).map((d) => d.bytes)).toString()).toBe('oops\n')
+    expect(fast.events.some((e) => e.name === 'stream.data')).toBe(false)
+    binary.ws!.close()
     await berth.json(['finish', 'from-browser'])
   })
 

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Core } from '../../src/main/core/core'
 import { SettingsPatch } from '../../src/shared/settings'
+import { silentOwner } from '../../src/main/core/streams/stream-hub'
 
 describe('a settings change', () => {
   it('names only the keys it changes, checked like the settings themselves', () => {
@@ -15,7 +16,7 @@ describe('a settings change', () => {
   it('through the contract, leaves every other setting as it was', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-settings-'))
     const core = await Core.open({ home, host: 'daemon', localSocket: '/nonexistent.sock' })
-    const owner = { id: 'o', send: () => undefined }
+    const owner = silentOwner('o')
     try {
       await core.call('settings.set', { patch: { idleAfterSeconds: 120 } }, { owner, door: 'control' })
       const r = await core.call('settings.set', { patch: { onSleep: 'nothing' } }, { owner, door: 'control' })

@@ -2,7 +2,7 @@
 // results, the events it subscribed to, and the data of the streams it opened.
 import { randomBytes } from 'node:crypto'
 import type { EventName, EventPayload } from '../../shared/contract'
-import { CallFrame, eventFrame, type ServerFrame } from '../../shared/wire'
+import { binaryStreamFrame, CallFrame, eventFrame, type ServerFrame } from '../../shared/wire'
 import type { CallContext } from '../core/api'
 import type { Core } from '../core/core'
 import type { Envelope } from '../../shared/wire'
@@ -18,6 +18,8 @@ export class DoorConnection implements StreamOwner {
     private readonly core: Core,
     private readonly door: CallContext['door'],
     private readonly write: (frame: ServerFrame) => void,
+    /** for a client that takes stream output as binary frames (wire.ts) */
+    private readonly writeBinary?: (frame: Uint8Array) => void,
   ) {
     this.unsubscribe = core.bus.onContract((name, payload) => {
       if (name === 'stream.data' || name === 'stream.exit') return // streams go only to their owner
@@ -27,6 +29,12 @@ export class DoorConnection implements StreamOwner {
 
   send<N extends EventName>(name: N, payload: EventPayload<N>): void {
     if (!this.closed) this.write(eventFrame(name, payload))
+  }
+
+  sendData(streamId: string, fd: 1 | 2, data: Buffer): void {
+    if (this.closed) return
+    if (this.writeBinary) this.writeBinary(binaryStreamFrame(streamId, fd, data))
+    else this.write(eventFrame('stream.data', { streamId, fd, data: data.toString('base64') }))
   }
 
   subscribe(names: string[] | undefined): void {

@@ -7,6 +7,7 @@ import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { BerthError } from '../../shared/errors'
+import { BINARY_STREAMS_QUERY } from '../../shared/wire'
 import type { Core } from '../core/core'
 import { DoorConnection } from './door-connection'
 import { readStatic, SECURITY_HEADERS } from './static-files'
@@ -106,18 +107,28 @@ export class WebSocketDoor {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
       socket.destroy()
     }
-    const path = (req.url ?? '/').split('?')[0]!
+    const [path, query] = (req.url ?? '/').split('?') as [string, string | undefined]
     const { ok, rest } = this.tokenIn(path)
     if (!ok || rest !== '/ws') return refuse(403, 'Forbidden')
     if (!this.hostAllowed(req.headers.host)) return refuse(403, 'Forbidden')
     if (!this.originAllowed(req.headers.origin)) return refuse(403, 'Forbidden')
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws))
+    const binaryStreams = query?.split('&').includes(BINARY_STREAMS_QUERY) ?? false
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws, binaryStreams))
   }
 
-  private onSocket(ws: WebSocket): void {
-    const conn = new DoorConnection(this.core, 'websocket', (frame) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
-    })
+  private onSocket(ws: WebSocket, binaryStreams: boolean): void {
+    const conn = new DoorConnection(
+      this.core,
+      'websocket',
+      (frame) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
+      },
+      binaryStreams
+        ? (frame) => {
+            if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true })
+          }
+        : undefined,
+    )
     ws.on('message', (data, isBinary) => {
       if (isBinary) return ws.close(1003, 'text frames only')
       let parsed: unknown

@@ -2,6 +2,7 @@
 // as `berth pause --all --wait`; the answer says what each session kept, or why it failed.
 import type { PauseAllResult } from '../../shared/contract'
 import type { Core } from '../core/core'
+import { silentOwner } from '../core/streams/stream-hub'
 
 export function describePauseAll(r: PauseAllResult): { ok: boolean; message: string } {
   const failed = r.results.filter((x) => x.error)
@@ -16,7 +17,7 @@ export function describePauseAll(r: PauseAllResult): { ok: boolean; message: str
 }
 
 export async function pauseAllAndWait(core: Core): Promise<{ ok: boolean; message: string }> {
-  const owner = { id: 'tray', send: () => undefined }
+  const owner = silentOwner('tray')
   const envelope = await core.call('session.pauseAll', { wait: true }, { owner, door: 'ipc' })
   if ('error' in envelope) throw new Error(envelope.error.message)
   return describePauseAll(envelope.result as PauseAllResult)

@@ -4,10 +4,11 @@ import { powerMonitor } from 'electron'
 import type { Core } from '../core/core'
 import { log } from '../daemon'
 import { notify } from './notifications'
+import { silentOwner } from '../core/streams/stream-hub'
 
 export function forwardPowerEvents(core: Core): void {
   const send = (event: 'suspend' | 'resume') => {
-    const owner = { id: 'power', send: () => undefined }
+    const owner = silentOwner('power')
     void core.call('power.event', { event }, { owner, door: 'ipc' }).then((r) => {
       if ('error' in r) {
         log(`power ${event}: ${r.error.message}`)

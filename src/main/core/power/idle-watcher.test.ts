@@ -4,6 +4,7 @@ import { CoreBus } from '../bus'
 import type { SessionRow } from '../store/sessions-repo'
 import { StreamHub } from '../streams/stream-hub'
 import { IdleWatcher } from './idle-watcher'
+import { silentOwner } from '../streams/stream-hub'
 
 function row(id: string, patch: Partial<SessionRow> = {}): SessionRow {
   return {
@@ -74,7 +75,7 @@ describe('idle auto-pause', () => {
     w.start()
     try {
       bus.signal('foreground', { sessionId: 'fg', delta: 1 })
-      const owner = { id: 'o', send: () => undefined }
+      const owner = silentOwner('o')
       const stream = hub.create(owner, { sessionId: 'typing', terminal: true })
       for (let i = 0; i < 10; i++) {
         advance(1000)

@@ -6,9 +6,10 @@ function owner() {
   const o: StreamOwner = {
     id: 'door-1',
     send: (name, payload) => {
-      const p = payload as { fd?: number; data?: string; exitCode?: number | null }
-      sent.push(name === 'stream.data' ? { name, fd: p.fd, text: Buffer.from(p.data!, 'base64').toString() } : { name, exitCode: p.exitCode })
+      const p = payload as { exitCode?: number | null }
+      sent.push({ name, exitCode: p.exitCode })
     },
+    sendData: (_id, fd, data) => sent.push({ name: 'stream.data', fd, text: data.toString() }),
   }
   return { o, sent }
 }

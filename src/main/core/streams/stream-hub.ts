@@ -19,7 +19,12 @@ export const COALESCE_BYTES = 64 * 1024
 export interface StreamOwner {
   readonly id: string
   send<N extends EventName>(name: N, payload: EventPayload<N>): void
+  /** a stream's output: the owner's door decides how it travels (a stream.data event, or a binary frame) */
+  sendData(streamId: string, fd: 1 | 2, data: Buffer): void
 }
+
+/** The owner of calls made on no client's behalf (the tray, the OS's power events): it hears nothing. */
+export const silentOwner = (id: string): StreamOwner => ({ id, send: () => undefined, sendData: () => undefined })
 
 export interface StreamSource {
   write(data: Buffer): void
@@ -124,7 +129,7 @@ export class StreamHub {
     clearTimeout(out.timer)
     if (e.closed) return
     const data = out.chunks.length === 1 ? out.chunks[0]! : Buffer.concat(out.chunks, out.bytes)
-    e.owner.send('stream.data', { streamId: id, fd: out.fd, data: data.toString('base64') })
+    e.owner.sendData(id, out.fd, data)
   }
 
   /** Ends a stream on the hub's side: what was not sent yet is dropped with it. */

@@ -1,11 +1,9 @@
 // The WebSocket to the door, held in a worker. Chromium hands a page's WebSocket its data through
 // a 64 KiB pipe that only the page's main thread drains: with the main thread busy parsing and
 // drawing a terminal flood, the socket ran at half the rate a worker reaches (bench/ui). The
-// worker drains it at once, decodes stream data (JSON and base64, the bulk of a flood) and hands
-// the bytes over without a copy; every other frame is relayed as it came.
-import type { EventPayload } from '../../../shared/contract'
-import { STREAM_DATA_FRAME_START, type ServerFrame } from '../../../shared/wire'
-import { fromBase64 } from '../terminal/codec'
+// worker drains it at once and asks the door for stream output as binary frames, whose bytes it
+// hands over without a copy; every other frame is relayed as the text it came as.
+import { BINARY_STREAMS_QUERY, readBinaryStreamFrame } from '../../../shared/wire'
 import type { WorkerCommand, WorkerNotice } from './worker-socket'
 
 interface Scope {
@@ -15,23 +13,20 @@ interface Scope {
 const scope = self as unknown as Scope
 let ws: WebSocket | undefined
 
-function relay(text: string): void {
-  // only stream data is decoded here; the rest (a 1,000-session list) is parsed once, by the bridge
-  if (text.startsWith(STREAM_DATA_FRAME_START)) {
-    const frame = JSON.parse(text) as Extract<ServerFrame, { t: 'event' }>
-    const { data, ...rest } = frame.payload as EventPayload<'stream.data'>
-    const bytes = fromBase64(data)
-    return scope.postMessage({ t: 'bytes', data: { ...rest, bytes } }, [bytes.buffer])
-  }
-  scope.postMessage(text)
+function relay(data: string | ArrayBuffer): void {
+  // text (a 1,000-session list) is parsed once, by the bridge
+  if (typeof data === 'string') return scope.postMessage(data)
+  const stream = readBinaryStreamFrame(new Uint8Array(data))
+  if (stream) scope.postMessage({ t: 'bytes', data: stream }, [data])
 }
 
 scope.onmessage = (e) => {
   const c = e.data
   if (typeof c === 'string') return ws?.send(c)
   if (c.t === 'close') return ws?.close()
-  ws = new WebSocket(c.url)
+  ws = new WebSocket(`${c.url}${c.url.includes('?') ? '&' : '?'}${BINARY_STREAMS_QUERY}`)
+  ws.binaryType = 'arraybuffer'
   ws.onopen = () => scope.postMessage({ t: 'open' })
-  ws.onmessage = (m: MessageEvent) => relay(String(m.data))
+  ws.onmessage = (m: MessageEvent<string | ArrayBuffer>) => relay(m.data)
   ws.onclose = () => scope.postMessage({ t: 'close' })
 }
