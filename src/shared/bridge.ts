@@ -2,9 +2,10 @@
 // Electron preload provides it over IPC; in a browser (`berth serve`) the renderer builds the same
 // object over the WebSocket door. Types only: this file has no runtime part.
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from './contract'
-import type { Envelope, StreamBytes } from './wire'
+import type { StreamBytes } from './stream-frames'
+import type { Envelope } from './wire'
 
-export type { StreamBytes } from './wire'
+export type { StreamBytes } from './stream-frames'
 
 export interface BerthBridge {
   /** which door the renderer talks through */
@@ -15,8 +16,8 @@ export interface BerthBridge {
     /** Listens to a contract event; returns the function that stops listening. */
     on<E extends EventName>(name: E, listener: (payload: EventPayload<E>) => void): () => void
     /**
-     * For a door that decodes stream data off the page's main thread (the WebSocket door's worker):
-     * its stream.data events arrive here, as bytes, and never through on().
+     * For a door that carries stream output as bytes (the Electron window, the WebSocket door's
+     * worker): its stream.data events arrive here, and never through on().
      */
     onStreamBytes?(listener: (data: StreamBytes) => void): () => void
   }

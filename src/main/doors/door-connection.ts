@@ -2,7 +2,8 @@
 // results, the events it subscribed to, and the data of the streams it opened.
 import { randomBytes } from 'node:crypto'
 import type { EventName, EventPayload } from '../../shared/contract'
-import { binaryStreamFrame, CallFrame, eventFrame, type ServerFrame } from '../../shared/wire'
+import { binaryStreamFrame } from '../../shared/stream-frames'
+import { CallFrame, eventFrame, type ServerFrame } from '../../shared/wire'
 import type { CallContext } from '../core/api'
 import type { Core } from '../core/core'
 import type { Envelope } from '../../shared/wire'

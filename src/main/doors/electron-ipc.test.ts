@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EventEmitter } from 'node:events'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { IpcMain } from 'electron'
+import type { IpcMain, WebContents } from 'electron'
 import { calls } from '../../shared/contract'
 import { Core } from '../core/core'
 import { installModules } from '../core/modules'
-import { ElectronIpcDoor, IPC_CALL_PREFIX, IPC_EVENT_CHANNEL } from './electron-ipc'
+import { readBinaryStreamFrame } from '../../shared/stream-frames'
+import { COALESCE_MS } from '../core/streams/stream-hub'
+import { ElectronIpcDoor, IPC_CALL_PREFIX, IPC_EVENT_CHANNEL, IPC_STREAM_CHANNEL } from './electron-ipc'
 
 /** ipcMain and a window's webContents, as far as the door uses them. */
 class FakeIpcMain {
@@ -82,5 +84,20 @@ describe('the window door (Electron IPC)', () => {
     a.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false })
     await invoke('settings.set', { patch: { idleAfterSeconds: 90 } }, b, frame(ownPage))
     expect(a.sent).toHaveLength(1)
+  })
+
+  it("sends a stream's output to the window that opened it, as bytes", async () => {
+    const win = new FakeContents(1)
+    await invoke('daemon.info', {}, win, frame(ownPage))
+    // the window's connection, as a terminal the window opened would own it
+    const conn = door['connectionFor'](win as unknown as WebContents)
+    const streamId = core.hub.create(conn)
+    core.hub.data(streamId, 1, Buffer.from([0x1b, 0x5b, 0x31, 0x6d, 0xff]))
+    await new Promise((r) => setTimeout(r, COALESCE_MS * 3))
+    expect(win.sent).toHaveLength(1)
+    const [channel, sent] = win.sent[0]!
+    expect(channel).toBe(IPC_STREAM_CHANNEL)
+    const data = readBinaryStreamFrame(sent as Uint8Array)!
+    expect({ streamId: data.streamId, fd: data.fd, bytes: [...data.bytes] }).toEqual({ streamId, fd: 1, bytes: [0x1b, 0x5b, 0x31, 0x6d, 0xff] })
   })
 })

@@ -1,7 +1,8 @@
 // The window's door: one ipcMain.handle per contract call. Every call is checked twice before it
 // reaches the core: the sender must be the main frame of one of our windows showing our own page
 // (berth://app), and the core's dispatch validates the arguments and the result with zod.
-// Events and stream data go back with webContents.send, only to the window that asked for them.
+// Events and stream output go back with webContents.send, only to the window that asked for them;
+// stream output as bytes (IPC carries them as they are), never as base64.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron'
 import { calls } from '../../shared/contract'
 import type { Envelope } from '../../shared/wire'
@@ -10,6 +11,8 @@ import { DoorConnection } from './door-connection'
 
 export const IPC_CALL_PREFIX = 'berth:call:'
 export const IPC_EVENT_CHANNEL = 'berth:event'
+/** stream output: one binary stream frame (stream-frames.ts) per message */
+export const IPC_STREAM_CHANNEL = 'berth:stream'
 
 export interface IpcDoorOptions {
   /** true when a frame URL is our own page (the app protocol's origin) */
@@ -47,10 +50,17 @@ export class ElectronIpcDoor {
   private connectionFor(contents: WebContents): DoorConnection {
     const existing = this.connections.get(contents.id)
     if (existing && !existing.isClosed) return existing
-    const conn = new DoorConnection(this.core, 'ipc', (frame) => {
-      if (frame.t !== 'event' || contents.isDestroyed()) return
-      contents.send(IPC_EVENT_CHANNEL, frame.name, frame.payload)
-    })
+    const conn = new DoorConnection(
+      this.core,
+      'ipc',
+      (frame) => {
+        if (frame.t !== 'event' || contents.isDestroyed()) return
+        contents.send(IPC_EVENT_CHANNEL, frame.name, frame.payload)
+      },
+      (frame) => {
+        if (!contents.isDestroyed()) contents.send(IPC_STREAM_CHANNEL, frame)
+      },
+    )
     this.connections.set(contents.id, conn)
     const drop = () => {
       conn.close()

@@ -3,7 +3,7 @@
 // drawing a terminal flood, the socket ran at half the rate a worker reaches (bench/ui). The
 // worker drains it at once and asks the door for stream output as binary frames, whose bytes it
 // hands over without a copy; every other frame is relayed as the text it came as.
-import { BINARY_STREAMS_QUERY, readBinaryStreamFrame } from '../../../shared/wire'
+import { BINARY_STREAMS_QUERY, readBinaryStreamFrame } from '../../../shared/stream-frames'
 import type { WorkerCommand, WorkerNotice } from './worker-socket'
 
 interface Scope {
