@@ -139,6 +139,21 @@ describe('pause and resume on the local engine', () => {
     expect(views.code).not.toBe(0)
   })
 
+  it('resumes a session whose container was removed by hand from the files its pause kept, and says so', async () => {
+    const s = await berth.json(['session', 'create', '--image', base])
+    await berth.run(['exec', s.id, '--', 'sh', '-c', 'echo kept > /workspace/disk.txt; echo layer > /root/layer.txt'])
+    await berth.json(['pause', s.id, '--no-memory', '--wait'])
+    await localDocker().getContainer(s.containerId).remove({ force: true })
+    const back = await berth.run(['resume', s.id])
+    expect(back.code).toBe(0)
+    expect(back.stdout).toContain('the container was gone: its disk came back from its last pause')
+    const now = await berth.json(['session', 'show', s.id])
+    expect(now).toMatchObject({ state: 'running', failure: null })
+    expect(now.containerId).not.toBe(s.containerId)
+    const files = await berth.run(['exec', s.id, '--', 'sh', '-c', 'cat /workspace/disk.txt /root/layer.txt'])
+    expect(files.stdout).toBe('kept\nlayer\n')
+  })
+
   it('answers as soon as the sandbox stopped without --wait, and becomes durable in the background', async () => {
     const s = await berth.json(['session', 'create', '--image', testHost().tinyImage])
     const r = await berth.json(['pause', s.id])

@@ -23,7 +23,10 @@ export function describePause(name: string, r: PauseResult): string {
 export function describeResume(name: string, r: ResumeResult): string {
   if (!r.resumed) return `session ${name} is already running`
   const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
-  return `session ${name} resumed (${how}) in ${secs(r.ms)}${r.fallback ? `\n  memory did not come back: ${r.fallback}` : ''}`
+  const lines = [`session ${name} resumed (${how}) in ${secs(r.ms)}`]
+  if (r.fallback) lines.push(`  memory did not come back: ${r.fallback}`)
+  if (r.note) lines.push(`  ${r.note}`)
+  return lines.join('\n')
 }
 
 export function describeMove(name: string, m: z.infer<typeof MoveResult>): string {

@@ -34,10 +34,11 @@ export type PauseAllResult = z.infer<typeof PauseAllResult>
 
 /**
  * How a session came back: memory (restored from its checkpoint: processes continued), frozen
- * (thawed), disk (cold boot from its files). `fallback` says why memory did not come back.
+ * (thawed), disk (cold boot from its files). `fallback` says why memory did not come back; `note`
+ * what else the resume had to do (a container the engine lost, made again from the kept disk).
  */
 export const ResumeResult = z.union([
-  z.object({ resumed: z.literal(true), mode: PauseMode, ms: z.number(), fallback: z.string().optional() }),
+  z.object({ resumed: z.literal(true), mode: PauseMode, ms: z.number(), fallback: z.string().optional(), note: z.string().optional() }),
   z.object({ resumed: z.literal(false) }),
 ])
 export type ResumeResult = z.infer<typeof ResumeResult>

@@ -19,6 +19,7 @@ import { nowIso } from '../store/database'
 import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
 import type { StreamHub } from '../streams/stream-hub'
+import { pauseImage } from '../snapshots/snapshot-names'
 import { PauseArtefacts } from './artefacts'
 import { containerFacts, resumeDirect } from './direct-resume'
 import { followJob } from './job-follower'
@@ -69,6 +70,11 @@ export class PauseService implements PauseApi {
   reconnectMs = 90_000
   /** Called when a pause became durable (snapshots record it, for instance). */
   readonly onDurable: Array<(session: SessionRow, pause: PauseRow) => void> = []
+  /**
+   * Set by the snapshots module: makes a paused session's lost container again from the newest
+   * disk Berth kept of it (a restart) and says what came back. Without it, such a resume fails.
+   */
+  recreateLost: ((id: string, op?: string) => Promise<string>) | undefined
   /** Where pause artefacts go once nothing needs them; `artefacts.retain` keeps the ones snapshots use. */
   readonly artefacts: PauseArtefacts
   private closing = false
@@ -206,7 +212,7 @@ export class PauseService implements PauseApi {
     progress.stage('pause', `pausing ${row.name} on ${row.server} (${requested === 'memory' ? 'keeping its memory' : requested})`)
     // Terminals' exec sessions live outside the container's state: detach them (views stay in tmux).
     this.d.hub.closeSession(row.id, `session ${row.name} is pausing; reattach once it resumes`)
-    const image = `berth/${row.id}:${pause.snapshot}`
+    const image = pauseImage(row.id, pause.snapshot)
     const facts = await containerFacts(this.d.engines, row.server, containerId)
     // where the time goes before the server starts (the job's own stages are timed on the server)
     pause.detail.core = { prepareMs: msSince(t0) }
@@ -395,6 +401,16 @@ export class PauseService implements PauseApi {
 
   private async runResume(row: SessionRow, opts: { cause?: ResumeCause; op?: string | undefined }, t0: number): Promise<ResumeResult> {
     const pause = this.d.pauses.latest(row.id)
+    if (this.recreateLost && (await this.containerLost(row))) {
+      const note = await this.recreateLost(row.id, opts.op)
+      if (pause) {
+        this.d.pauses.update(row.id, pause.seq, { status: 'resumed', resumedAt: nowIso() })
+        this.artefacts.removeSoon(pause)
+      }
+      const r: ResumeResult = { resumed: true, mode: 'disk', ms: msSince(t0), note }
+      if (pause?.mode === 'memory' || pause?.mode === 'frozen') r.fallback = 'the container was gone, and its memory with it'
+      return r
+    }
     const mode: PauseMode = row.mode ?? pause?.mode ?? 'disk'
     const containerId = row.containerId ?? containerName(row.id)
     const checkpoint = pause?.checkpoint ?? pause?.snapshot ?? '-'
@@ -464,6 +480,18 @@ export class PauseService implements PauseApi {
     const reason = o.error ?? (o.gone === 'lost' ? 'the server-side resume stopped without finishing' : o.gone === 'missing' ? 'the server-side resume never started' : `exit ${o.rc}`)
     await this.settleFailedResume(id, reason)
     throw new BerthError('internal', `could not resume ${row.name}: ${reason}`)
+  }
+
+  /** Whether the engine says the session's container is gone (an engine that does not answer: not known, so no). */
+  private async containerLost(row: SessionRow): Promise<boolean> {
+    return await this.d.engines
+      .get(row.server)
+      .docker.getContainer(row.containerId ?? containerName(row.id))
+      .inspect()
+      .then(
+        () => false,
+        (e: { statusCode?: number }) => e.statusCode === 404,
+      )
   }
 
   /** A resume that failed or vanished: running if the engine says so, else back to paused. */

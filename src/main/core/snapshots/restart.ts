@@ -14,7 +14,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { fillWorkspaceFromSnapshot } from './restore'
 import { volumeExists } from './server-steps'
-import { SESSION_REPO, sessionImage } from './snapshot-names'
+import { pauseImagesOf, SESSION_REPO, sessionImage } from './snapshot-names'
 import type { SnapshotService } from './snapshot-service'
 
 interface DiskSource {
@@ -25,6 +25,18 @@ interface DiskSource {
 }
 
 export async function restart(svc: SnapshotService, args: { id: string; env?: Record<string, string> | undefined; op?: string | undefined }): Promise<Session> {
+  return (await restartTelling(svc, args)).session
+}
+
+/**
+ * The resume of a paused session whose container the engine lost (removed by hand, a reset
+ * engine): a restart from the newest disk Berth kept of it; what came back, in words.
+ */
+export async function recreateLost(svc: SnapshotService, id: string, op?: string): Promise<string> {
+  return (await restartTelling(svc, { id, op })).note ?? 'the container was made again'
+}
+
+async function restartTelling(svc: SnapshotService, args: { id: string; env?: Record<string, string> | undefined; op?: string | undefined }): Promise<Restarted> {
   const ctx = svc.ctx
   const first = ctx.sessions.resolve(args.id)
   return await svc.locks.run(first.id, async () => {
@@ -37,12 +49,22 @@ export async function restart(svc: SnapshotService, args: { id: string; env?: Re
     const changedEnv = Object.keys(args.env ?? {}).filter((k) => row.env[k] !== args.env![k])
     const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: args.op, sessionId: row.id, server: row.server })
     const restarting = ctx.lifecycle.transition(row.id, { from: [row.state], to: 'restarting', verb: 'restart', patch: { env }, detail: { env: changedEnv } })
-    return await completeRestart(svc, restarting, progress)
+    return await completeRestartTelling(svc, restarting, progress)
   })
+}
+
+interface Restarted {
+  session: Session
+  /** what came back when the container was gone */
+  note: string | null
 }
 
 /** The work of a restart once the session is `restarting`; recovery runs it again after a crash. */
 export async function completeRestart(svc: SnapshotService, row: SessionRow, progress?: ProgressReporter): Promise<Session> {
+  return (await completeRestartTelling(svc, row, progress)).session
+}
+
+async function completeRestartTelling(svc: SnapshotService, row: SessionRow, progress?: ProgressReporter): Promise<Restarted> {
   const ctx = svc.ctx
   const engine = ctx.engines.get(row.server)
   try {
@@ -69,7 +91,7 @@ export async function completeRestart(svc: SnapshotService, row: SessionRow, pro
       detail: source.note ? { note: source.note } : {},
     })
     progress?.done('restart', `session ${row.name} restarted${source.note ? `: ${source.note}` : ''}`)
-    return ctx.sessions.toModel(running)
+    return { session: ctx.sessions.toModel(running), note: source.note }
   } catch (e) {
     const reason = reasonOf(e)
     ctx.lifecycle.transition(row.id, { from: ['restarting'], to: 'failed', verb: 'restart', patch: { failure: `restart failed: ${reason}` } })
@@ -99,31 +121,41 @@ async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow)
       note: hasVolume ? null : latest ? `the workspace volume was gone: /workspace came back from ${latest.id} (${latest.createdAt})` : 'the workspace volume was gone and no snapshot holds one: /workspace starts empty',
     }
   }
+  // The newest disk Berth kept of it here: a restart's commit (a restart that failed after
+  // committing), a pause's commit (a disk pause keeps the files in an image), or a snapshot.
   const latest = newestHere(svc, row)
-  // A restart that failed after committing left the newest disk under the session's own tag.
+  const kept: Array<{ image: string; at: number; what: string }> = []
   const tagged = await engine.docker
     .getImage(tag)
     .inspect()
     .catch(() => null)
-  if (tagged && (!latest || Date.parse(tagged.Created) > Date.parse(latest.createdAt))) {
-    return {
-      image: tag,
-      volumeFrom: hasVolume ? null : latest,
-      note: `the container was gone: its disk came back from its last commit (${tagged.Created})${hasVolume ? '' : latest ? ` and /workspace from ${latest.id}` : ' with an empty /workspace'}`,
-    }
+  if (tagged) kept.push({ image: tag, at: Date.parse(tagged.Created), what: `its last commit (${tagged.Created})` })
+  const paused = await newestPauseImage(engine, row.id)
+  if (paused) kept.push({ ...paused, what: `its last pause (${paused.image}, ${new Date(paused.at).toISOString()})` })
+  if (latest) kept.push({ image: latest.imageRef!, at: Date.parse(latest.createdAt), what: `${latest.id} (${latest.createdAt})` })
+  const newest = kept.sort((a, b) => b.at - a.at)[0]
+  if (newest && newest.image === paused?.image) {
+    // under the session's own tag, so removing the pause's image later never touches the container
+    await engine.docker.getImage(newest.image).tag({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1) })
+    newest.image = tag
   }
-  if (latest) {
-    return {
-      image: latest.imageRef!,
-      volumeFrom: hasVolume ? null : latest,
-      note: `the container was gone: its disk came back from ${latest.id} (${latest.createdAt})${hasVolume ? '; /workspace is as it was' : ''}`,
-    }
+  if (newest) {
+    const workspace = hasVolume ? '; /workspace is as it was' : latest ? ` and /workspace from ${latest.id}` : ' with an empty /workspace'
+    return { image: newest.image, volumeFrom: hasVolume ? null : latest, note: `the container was gone: its disk came back from ${newest.what}${workspace}` }
   }
   return {
     image: row.image,
     volumeFrom: null,
     note: `the container was gone and no snapshot of it exists here: it starts from ${row.image}${hasVolume ? '; /workspace is as it was' : ' with an empty /workspace'}`,
   }
+}
+
+/** The newest image a pause of the session committed on this server (berth/ID:pause-N), if any is left. */
+async function newestPauseImage(engine: Engine, sessionId: string): Promise<{ image: string; at: number } | null> {
+  const images = await engine.docker.listImages({ filters: JSON.stringify({ reference: [pauseImagesOf(sessionId)] }) })
+  const newest = images.sort((a, b) => b.Created - a.Created)[0]
+  const image = newest?.RepoTags?.find((t) => t.startsWith(pauseImagesOf(sessionId).slice(0, -1)))
+  return newest && image ? { image, at: newest.Created * 1000 } : null
 }
 
 function newestHere(svc: SnapshotService, row: SessionRow): SnapshotRow | null {

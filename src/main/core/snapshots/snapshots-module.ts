@@ -11,7 +11,7 @@ import { MemoryParts } from './memory'
 import { move, recoverMove, sweepLeftovers } from './move'
 import { testRestore } from './test-restore'
 import { Transfer } from './transfer'
-import { completeRestart, restart } from './restart'
+import { completeRestart, recreateLost, restart } from './restart'
 import { rewind } from './rewind'
 import { Sealer } from './sealer'
 import { removeImageTag } from './server-steps'
@@ -42,6 +42,7 @@ export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseServ
   service.transfer = transfer
 
   if (pause) {
+    pause.recreateLost = (id, op) => recreateLost(service, id, op)
     // every durable pause leaves a checkpoint: listed while the pause lasts
     pause.onDurable.push((session, p) => {
       try {

@@ -37,7 +37,7 @@ export async function resumeSession(stores: AppStores, s: SessionSummary, on?: s
       const r = await stores.sessions.getState().resume(s.id)
       if (!r.resumed) return ui.getState().info(`${s.name} was already running.`)
       const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'booted from its disk'
-      return ui.getState().info(`${s.name} resumed in ${seconds(r.ms)}: ${how}${r.fallback ? ` (${r.fallback})` : ''}.`)
+      return ui.getState().info(`${s.name} resumed in ${seconds(r.ms)}: ${how}${r.fallback ? ` (${r.fallback})` : ''}${r.note ? `; ${r.note}` : ''}.`)
     }
     const r = await stores.sessions.getState().move(s.id, on, true)
     const memory = r.memory ? 'its memory came along' : `it booted from disk${r.note ? ` (${r.note})` : ''}`
