@@ -77,13 +77,19 @@ describe('connected servers', () => {
     }
   })
 
-  it('removes a server only when no live session runs there, and forgets its host key', async () => {
+  it('removes a server only when no live session runs there, with the helper Berth started there, and forgets its host key', async () => {
     const s = await berth.json(['session', 'create', '--server', 'office', '--image', h.tinyImage])
     const busy = await berth.run(['server', 'rm', 'office'])
     expect(busy.code).toBe(1)
     expect(busy.stderr).toContain('still has 1 live session')
+    // a pause there runs through Berth's root helper, a container bound to the server's /
+    await berth.json(['pause', s.id, '--wait'], { timeoutMs: 180_000 })
     await berth.json(['finish', s.id])
-    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: true })
+    const homeId = await berth.homeId()
+    const helpers = async () => (await containersOf(officeDocker(), homeId)).filter((c) => c.Labels['berth.role'] === 'helper')
+    expect(await helpers()).toHaveLength(1)
+    expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: true, helper: 'removed' })
+    expect(await helpers()).toEqual([])
     expect(readFileSync(join(berth.home, 'known_hosts'), 'utf8')).not.toContain('127.0.0.2')
     expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: false })
     const local = await berth.run(['server', 'rm', 'local'])

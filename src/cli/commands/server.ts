@@ -52,12 +52,16 @@ export const serverCommands: Command[] = [
   {
     path: ['server', 'rm'],
     usage: 'berth server rm NAME [--json]',
-    summary: 'forget a connected server',
+    summary: 'forget a connected server (and remove the helper container Berth started there)',
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('server.remove', { name: p.positionals[0]! })
       if (io.json) printJson(r)
-      else process.stdout.write(r.removed ? `server ${p.positionals[0]} removed\n` : `no server named ${p.positionals[0]}\n`)
+      else if (!r.removed) process.stdout.write(`no server named ${p.positionals[0]}\n`)
+      else {
+        const helper = r.helper === 'removed' ? ", and Berth's helper container on it" : r.helper === 'left' ? "; it did not answer, so Berth's helper container (berth-helper-*) is still there" : ''
+        process.stdout.write(`server ${p.positionals[0]} removed${helper}\n`)
+      }
       return 0
     },
   },

@@ -84,8 +84,13 @@ export class Core {
     this.lifecycle = new Lifecycle(this.db, this.sessionsRepo, this.eventsRepo, (row) =>
       this.bus.emit('session.changed', this.sessions.toModel(row)),
     )
-    this.serverService = new ServerService(this.servers, this.sessionsRepo, this.engines, this.knownHosts, (s) =>
-      this.bus.emit('server.changed', s),
+    this.serverService = new ServerService(
+      this.servers,
+      this.sessionsRepo,
+      this.engines,
+      this.knownHosts,
+      (s) => this.bus.emit('server.changed', s),
+      this.homeId,
     )
     this.sessions = new SessionService(this.sessionsRepo, this.servers, this.lifecycle, this.engines, this.hub, this.bus, this.homeId)
     this.recovery = new Recovery(this.sessionsRepo, this.engines, this.lifecycle, (row) => this.sessions.completeFinish(row))

@@ -29,6 +29,14 @@ export const serverCalls = {
     'read a server host key fingerprint without storing anything',
   ),
   'server.list': call(z.object({}), z.array(Server), 'list servers'),
-  'server.remove': call(z.object({ name: ServerName }), z.object({ removed: z.boolean() }), 'forget a connected server'),
+  'server.remove': call(
+    z.object({ name: ServerName }),
+    z.object({
+      removed: z.boolean(),
+      /** Berth's root helper on the server: removed with it, none there, or left (the server did not answer) */
+      helper: z.enum(['removed', 'none', 'left']).optional(),
+    }),
+    'forget a connected server, and remove the helper Berth started there',
+  ),
   'server.test': call(z.object({ name: ServerName }), ServerTest, 'engine version and round-trip time of a server'),
 } as const

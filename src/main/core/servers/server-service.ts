@@ -1,5 +1,6 @@
 // Connected servers: adding one is a confirmed trust decision (the host key's fingerprint), and
 // nothing is stored until the server has answered over ssh and Docker.
+import type { CallResult } from '../../../shared/contract'
 import type { HostKeyProbe, Server, ServerTest } from '../../../shared/models'
 import { BerthError } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
@@ -10,6 +11,9 @@ import type { ServerRow, ServersRepo } from '../store/servers-repo'
 import type { SessionsRepo } from '../store/sessions-repo'
 import { LIVE } from '../sessions/lifecycle'
 
+/** How long `server rm` waits for the server to answer before it leaves Berth's helper there. */
+const HELPER_REMOVAL_MS = 5_000
+
 export class ServerService {
   constructor(
     private readonly servers: ServersRepo,
@@ -17,6 +21,7 @@ export class ServerService {
     private readonly engines: EngineRegistry,
     private readonly knownHosts: KnownHosts,
     private readonly changed: (s: Server) => void,
+    private readonly homeId: string,
   ) {}
 
   toModel(row: ServerRow): Server {
@@ -113,7 +118,7 @@ export class ServerService {
     return model
   }
 
-  async remove(name: string): Promise<{ removed: boolean }> {
+  async remove(name: string): Promise<CallResult<'server.remove'>> {
     const row = this.servers.get(name)
     if (!row) return { removed: false }
     if (row.kind === 'local') throw new BerthError('refused', 'the local server cannot be removed')
@@ -121,12 +126,38 @@ export class ServerService {
     if (live.length > 0) {
       throw new BerthError('refused', `server ${name} still has ${live.length} live session(s): finish or move them first`)
     }
+    const helper = await this.removeHelper(name)
     await this.engines.forget(name)
     this.servers.remove(name)
     const target = parseSshUrl(row.url)
     const stillUsed = this.servers.list().some((s) => s.kind === 'ssh' && s.url === row.url)
     if (!stillUsed) this.knownHosts.remove(target.host, target.port)
-    return { removed: true }
+    return { removed: true, helper }
+  }
+
+  /**
+   * Removes what Berth started on a server for itself: its root helper, a container bound to the
+   * host's / in the host's pid namespace, which must not outlive Berth's use of the server. A
+   * server that does not answer within a few seconds keeps it (the result says so).
+   */
+  private async removeHelper(name: string): Promise<'removed' | 'none' | 'left'> {
+    const engine = this.engines.get(name)
+    const removal = (async () => {
+      await engine.ready()
+      const found = await engine.docker.listContainers({ all: true, filters: { label: [`berth.home=${this.homeId}`, 'berth.role=helper'] } })
+      for (const c of found) await engine.docker.getContainer(c.Id).remove({ force: true })
+      return found.length ? ('removed' as const) : ('none' as const)
+    })()
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'left'>((resolve) => (timer = setTimeout(() => resolve('left'), HELPER_REMOVAL_MS)))
+    try {
+      return await Promise.race([removal, late])
+    } catch {
+      return 'left'
+    } finally {
+      clearTimeout(timer)
+      removal.catch(() => undefined)
+    }
   }
 
   async test(name: string): Promise<ServerTest> {

@@ -2,6 +2,7 @@
 // probe (read the host key's fingerprint; nothing stored), then add with that fingerprint
 // confirmed by the user.
 import { createStore } from 'zustand/vanilla'
+import type { CallResult } from '../../../shared/contract'
 import type { HostKeyProbe, Server, ServerTest } from '../../../shared/models'
 import type { Client } from '../api/client'
 
@@ -28,7 +29,8 @@ export interface ServersState {
   testAll(): Promise<void>
   probe(draft: AddDraft): Promise<HostKeyProbe>
   add(draft: AddDraft, fingerprint: string): Promise<Server>
-  remove(name: string): Promise<void>
+  /** forgets the server; says what became of Berth's helper container there */
+  remove(name: string): Promise<CallResult<'server.remove'>>
   setRate(name: string, ratePerHour: number): Promise<void>
 }
 
@@ -69,9 +71,10 @@ export function createServersStore(client: Client) {
       set({ list: get().list.map((s) => (s.name === name ? server : s)) })
     },
     async remove(name) {
-      await client.call('server.remove', { name })
+      const r = await client.call('server.remove', { name })
       const { [name]: _gone, ...health } = get().health
       set({ list: get().list.filter((s) => s.name !== name), health })
+      return r
     },
   }))
   client.on('server.changed', (s) => {

@@ -36,13 +36,13 @@ export function ServersScreen() {
       stores.ui,
       {
         title: `Remove ${s.name}?`,
-        body: 'Berth forgets the server and its host key; the server itself and its containers are not touched.',
+        body: "Berth forgets the server and its host key, and removes the helper container it started there; the server's other containers are not touched.",
         confirmLabel: 'Remove',
         danger: true,
       },
       async () => {
-        await stores.servers.getState().remove(s.name)
-        return `${s.name} removed.`
+        const r = await stores.servers.getState().remove(s.name)
+        return r.helper === 'left' ? `${s.name} removed; it did not answer, so Berth's helper container is still there.` : `${s.name} removed.`
       },
     )
   }
