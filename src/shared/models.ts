@@ -133,6 +133,9 @@ export function summaryOf(s: Session): SessionSummary {
   return summary
 }
 
+/** The repository of the image Berth makes of one session's disk (a restart, a move, a start from a snapshot). */
+export const SESSION_IMAGE_REPO = 'berth/session'
+
 export const SessionOrigin = z.object({
   verb: z.string(),
   snapshot: z.string().nullable(),

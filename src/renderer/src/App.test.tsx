@@ -21,8 +21,9 @@ describe('the sessions screen', () => {
     const moving = session({ name: 'moving-one', state: 'moving', server: 'office' })
     const failed = session({ name: 'failed-one', state: 'failed', failure: 'the checkpoint did not restore: criu failed' })
     const unsaved = session({ name: 'unsaved-one', workspace: { dir: '/src/app', branch: 'session/x', base: 'abc' }, meter: { cpuSeconds: 1, peakMemoryBytes: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, cpuPercent: 3.25, runningSeconds: 60, cost: 0.12, ratePerHour: 0.5, sampledAt: null } })
+    const fresh = session({ name: 'fresh-one', image: 'berth/session:h1.fresh', meter: { cpuSeconds: 0, peakMemoryBytes: 0, memoryBytes: 0, diskBytes: 0, cpuPercent: 0, runningSeconds: 2, cost: 0, ratePerHour: 0.5, sampledAt: null } })
     const client = new FakeClient()
-      .handle('session.list', () => [paused, frozen, moving, failed, unsaved])
+      .handle('session.list', () => [paused, frozen, moving, failed, unsaved, fresh])
       .handle('workspace.status', () => ({ dir: '/src/app', branch: 'session/x', saved: false, changes: [' M app.ts'], unsavedCommits: [], lastSave: null }))
     bootApp(client)
     const table = await screen.findByRole('table', { name: 'sessions' })
@@ -33,6 +34,10 @@ describe('the sessions screen', () => {
     expect(await within(row('unsaved-one')).findByText('● unsaved')).toBeTruthy()
     expect(within(row('paused-one')).queryByText('● unsaved')).toBeNull()
     expect(within(row('unsaved-one')).getByText(/3\.3% cpu · 64\.0 MiB · \$0\.12/)).toBeTruthy()
+    // not sampled yet: no made-up 0 B
+    expect(within(row('fresh-one')).getByText('measuring · $0.00')).toBeTruthy()
+    // Berth's own per-session image reads as what it is; the tag stays in the tooltip
+    expect(within(row('fresh-one')).getByText('its own disk image').getAttribute('title')).toBe('berth/session:h1.fresh')
     act(() => client.emit('progress', { op: 'm', sessionId: moving.id, server: 'office', stage: 'layers', bytes: 30 * 1024 * 1024, total: 120 * 1024 * 1024, rate: 10 * 1024 * 1024, done: false, message: 'moving to office' }))
     const bar = within(row('moving-one')).getByRole('progressbar')
     expect(bar.getAttribute('aria-valuenow')).toBe('25')

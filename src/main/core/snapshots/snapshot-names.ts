@@ -1,5 +1,6 @@
 // How snapshots and what they hold are named, in the store and on the engines. Engine objects carry
 // the Berth home's id so two homes sharing an engine never collide (tests do exactly that).
+import { SESSION_IMAGE_REPO } from '../../../shared/models'
 
 export const snapshotId = (name: string, version: number) => `${name}:v${version}`
 
@@ -12,7 +13,7 @@ export function parseSnapshotId(id: string): { name: string; version: number | n
 export const autoName = (sessionName: string, reason: string) => `${sessionName}.${reason}`.slice(0, 64)
 
 export const SNAPSHOT_REPO = 'berth/snapshot'
-export const SESSION_REPO = 'berth/session'
+export const SESSION_REPO = SESSION_IMAGE_REPO
 
 /** The committed image of a snapshot: berth/snapshot:<home>.<name>.v<N> (a valid Docker tag). */
 export const snapshotImage = (homeId: string, name: string, version: number) => `${SNAPSHOT_REPO}:${homeId}.${name}.v${version}`

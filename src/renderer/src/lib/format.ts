@@ -1,4 +1,6 @@
 // How numbers and times read in the UI.
+import { SESSION_IMAGE_REPO } from '../../../shared/models'
+
 export function age(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '–'
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
@@ -39,4 +41,21 @@ export function clock(iso: string): string {
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '–'
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+}
+
+/**
+ * A session's meter in one line. A running session that was never sampled reads "measuring" (its
+ * first sample comes within the sampling interval), not a misleading 0 B.
+ */
+export function meterLine(meter: { cpuPercent: number; memoryBytes: number; cost: number }, state: string): string {
+  if (state === 'running' && meter.memoryBytes === 0 && meter.cpuPercent === 0) return `measuring · ${money(meter.cost)}`
+  return `${percent(meter.cpuPercent)} cpu · ${bytes(meter.memoryBytes)} · ${money(meter.cost)}`
+}
+
+/**
+ * The image a session runs, as a person reads it: Berth's per-session image (made when a session
+ * is restarted, moved or started from a snapshot) is named for what it is, not by its tag.
+ */
+export function imageLabel(image: string): string {
+  return image.startsWith(`${SESSION_IMAGE_REPO}:`) ? 'its own disk image' : image
 }

@@ -4,7 +4,7 @@ import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
 import { ProgressBar } from '../../components/ProgressBar'
 import { StateBadge } from '../../components/StateBadge'
-import { age, bytes, money, percent } from '../../lib/format'
+import { age, imageLabel, meterLine } from '../../lib/format'
 import { useNow } from '../../lib/hooks'
 import { useServers, useSessions, useStores, useTerminals, useUi, useWorkspace } from '../../stores/app-stores'
 import type { ShownSession } from '../../stores/sessions'
@@ -25,14 +25,12 @@ function Facts({ s }: { s: ShownSession }) {
       <span>
         on <strong>{s.server}</strong>
       </span>
-      <span className="mono">{s.image}</span>
+      <span className="mono" title={s.image}>
+        {imageLabel(s.image)}
+      </span>
       <span title={s.createdAt}>{age(s.createdAt, now)} old</span>
       <span>route {s.route}</span>
-      {s.meter && (
-        <span>
-          {percent(s.meter.cpuPercent)} cpu · {bytes(s.meter.memoryBytes)} · {money(s.meter.cost)}
-        </span>
-      )}
+      {s.meter && <span>{meterLine(s.meter, s.state)}</span>}
       {unsaved && <span className="unsaved">● unsaved work</span>}
       {s.activity && s.state === 'running' && <span title="what keeps the session from pausing itself">{s.activity.status}</span>}
     </div>

@@ -3,7 +3,7 @@ import type { Progress, SessionSummary } from '../../../../shared/models'
 import { Menu } from '../../components/Menu'
 import { ProgressBar } from '../../components/ProgressBar'
 import { StateBadge } from '../../components/StateBadge'
-import { age, bytes, money, percent } from '../../lib/format'
+import { age, imageLabel, meterLine } from '../../lib/format'
 import type { SessionActions } from './session-actions'
 
 export interface RowActions {
@@ -48,7 +48,9 @@ export const SessionRow = memo(function SessionRow({
         >
           {s.name}
         </a>
-        <div className="sub mono">{s.image}</div>
+        <div className="sub mono" title={s.image}>
+          {imageLabel(s.image)}
+        </div>
       </td>
       <td>{s.server}</td>
       <td>
@@ -58,13 +60,7 @@ export const SessionRow = memo(function SessionRow({
       </td>
       <td title={s.createdAt}>{age(s.createdAt, now)}</td>
       <td className="meter">
-        {s.meter ? (
-          <>
-            {percent(s.meter.cpuPercent)} cpu · {bytes(s.meter.memoryBytes)} · {money(s.meter.cost)}
-          </>
-        ) : (
-          '–'
-        )}
+        {s.meter ? meterLine(s.meter, s.state) : '–'}
       </td>
       <td>{unsaved && <span className="unsaved" title="the workspace has work that was never saved">● unsaved</span>}</td>
       <td className="actions" onClick={(e) => e.stopPropagation()}>
