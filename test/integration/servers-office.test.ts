@@ -1,5 +1,6 @@
 // A team's office server, reached only over real OpenSSH: trusting it, using it, losing it.
 import { readFileSync } from 'node:fs'
+import net from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, containersOf, localDocker, officeDocker, until } from '../support/berth'
@@ -135,6 +136,35 @@ describe('a server whose sshd we control', () => {
     expect(newChildren.length).toBeGreaterThan(0)
     expect(newChildren.some((c) => children.includes(c))).toBe(false)
     await berth.json(['finish', s.id])
+  })
+
+  it('pause --all waits on no server that does not answer: the rest pause, its sessions are reported as running there', async () => {
+    const remote = await berth.json(['session', 'create', '--server', 'lab', '--image', h.tinyImage])
+    const here = await berth.json(['session', 'create', '--image', h.tinyImage])
+    // lab goes silent the way a dead route does: something takes the connection and never answers
+    await sshd.stop()
+    const held = new Set<net.Socket>()
+    const silent = net.createServer((socket) => void held.add(socket))
+    await new Promise<void>((resolve) => silent.listen(sshd.port, '127.0.0.2', resolve))
+    try {
+      const t0 = Date.now()
+      const r = await berth.run(['pause', '--all', '--wait', '--json'], { timeoutMs: 120_000 })
+      // well under the 10 s an ssh connection waits for an answer
+      expect((Date.now() - t0) / 1000).toBeLessThan(9)
+      expect(r.code).toBe(4)
+      const results: Array<{ id: string }> = JSON.parse(r.stdout).results
+      expect(results.find((x) => x.id === here.id)).toMatchObject({ result: { paused: true, durable: true } })
+      expect(results.find((x) => x.id === remote.id)).toMatchObject({
+        error: { code: 'unreachable', message: `server lab did not answer within 3 s: ${remote.name} was not paused and keeps running there` },
+      })
+    } finally {
+      for (const socket of held) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+      await sshd.start()
+    }
+    expect(await berth.json(['session', 'show', remote.id])).toMatchObject({ state: 'running' })
+    await berth.json(['finish', remote.id])
+    await berth.json(['finish', here.id])
   })
 
   it('refuses a changed host key, naming both fingerprints, and keeps the trusted one', async () => {

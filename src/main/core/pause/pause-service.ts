@@ -5,7 +5,7 @@
 // with `wait`, once the pause is durable on the server and in the store.
 import { randomBytes } from 'node:crypto'
 import type { PauseAllResult, PauseResult, ResumeResult } from '../../../shared/contract'
-import { BerthError, oneSentence, toErrorBody } from '../../../shared/errors'
+import { BerthError, oneSentence, toErrorBody, type ErrorBody } from '../../../shared/errors'
 import type { PauseMode, PausedBy } from '../../../shared/models'
 import type { CoreBus } from '../bus'
 import type { Checkpoints, CheckpointMethod } from '../checkpoints/checkpoints'
@@ -62,6 +62,8 @@ export interface PauseServiceDeps {
 }
 
 const msSince = (t0: number) => Math.round(performance.now() - t0)
+/** How long `pause --all` waits for a server to answer before it reports that server's sessions as not paused. */
+export const PAUSE_ALL_REACH_MS = 3_000
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null)
 
 export class PauseService implements PauseApi {
@@ -155,9 +157,14 @@ export class PauseService implements PauseApi {
   async pauseAll(req: PauseRequest & { filter?: (row: SessionRow) => boolean } = {}): Promise<PauseAllResult> {
     const t0 = performance.now()
     const rows = this.d.sessionsRepo.inStates(['running', 'pausing']).filter((r) => !req.filter || req.filter(r))
+    // the lid-close path: a server that does not answer soon holds up no one (its sessions keep running there)
+    const reach = new Map<string, Promise<ErrorBody | null>>()
     const results = await Promise.all(
       rows.map(async (r) => {
         const base = { id: r.id, name: r.name, server: r.server }
+        if (!reach.has(r.server)) reach.set(r.server, this.reachableWithin(r.server, PAUSE_ALL_REACH_MS))
+        const unreachable = await reach.get(r.server)!
+        if (unreachable) return { ...base, error: { ...unreachable, message: `${unreachable.message}: ${r.name} was not paused and keeps running there` } }
         try {
           return { ...base, result: await this.pause(r.id, req) }
         } catch (e) {
@@ -166,6 +173,21 @@ export class PauseService implements PauseApi {
       }),
     )
     return { results, ms: msSince(t0) }
+  }
+
+  /** Null once the server's engine answers within `ms`; else why not (an error body, as a result carries it). */
+  private async reachableWithin(server: string, ms: number): Promise<ErrorBody | null> {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<ErrorBody>((resolve) => (timer = setTimeout(() => resolve({ code: 'unreachable', message: `server ${server} did not answer within ${ms / 1000} s` }), ms)))
+    const ready = (async () => await this.d.engines.get(server).ready())().then(
+      () => null,
+      (e: unknown) => toErrorBody(e),
+    )
+    try {
+      return await Promise.race([ready, late])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   private async runPause(row: SessionRow, req: PauseRequest, w: Work, t0: number): Promise<PauseResult> {
