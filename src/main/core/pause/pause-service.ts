@@ -20,6 +20,7 @@ import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
 import type { StreamHub } from '../streams/stream-hub'
 import { pauseImage } from '../snapshots/snapshot-names'
+import { within } from '../deadline'
 import { PauseArtefacts } from './artefacts'
 import { containerFacts, resumeDirect } from './direct-resume'
 import { followJob } from './job-follower'
@@ -177,17 +178,11 @@ export class PauseService implements PauseApi {
 
   /** Null once the server's engine answers within `ms`; else why not (an error body, as a result carries it). */
   private async reachableWithin(server: string, ms: number): Promise<ErrorBody | null> {
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<ErrorBody>((resolve) => (timer = setTimeout(() => resolve({ code: 'unreachable', message: `server ${server} did not answer within ${ms / 1000} s` }), ms)))
     const ready = (async () => await this.d.engines.get(server).ready())().then(
       () => null,
       (e: unknown) => toErrorBody(e),
     )
-    try {
-      return await Promise.race([ready, late])
-    } finally {
-      clearTimeout(timer)
-    }
+    return await within(ready, ms, (): ErrorBody => ({ code: 'unreachable', message: `server ${server} did not answer within ${ms / 1000} s` }))
   }
 
   private async runPause(row: SessionRow, req: PauseRequest, w: Work, t0: number): Promise<PauseResult> {

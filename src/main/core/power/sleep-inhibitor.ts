@@ -4,6 +4,7 @@
 // also goes away by itself if Berth dies. Where logind does not run, there is nothing to take.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { within } from '../deadline'
 
 const CANDIDATES = ['/usr/bin/systemd-inhibit', '/bin/systemd-inhibit']
 
@@ -31,10 +32,11 @@ export class SleepInhibitor {
     child.on('error', () => undefined)
     child.stdin.on('error', () => undefined)
     // systemd-inhibit fails at once when logind refuses; still running after a moment means held
-    const exited = await Promise.race([
+    const exited = await within(
       new Promise<boolean>((r) => child.once('exit', () => r(true))),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 150)),
-    ])
+      150,
+      () => false,
+    )
     if (exited) return (this.state = `none: systemd-inhibit failed (${stderr.trim().split('\n')[0] || `exit ${child.exitCode}`})`)
     child.unref()
     this.child = child

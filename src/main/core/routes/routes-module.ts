@@ -20,6 +20,7 @@ import { PreviewProxy, previewUrl } from './preview-proxy'
 import { RouteTable } from './route-table'
 import { hostAlias, includeLine, renderSshConfig, sshLine, writeAtomically } from './ssh-config'
 import { SshGateway, type GatewayLimits } from './ssh-gateway'
+import { within } from '../deadline'
 
 const HOST = '127.0.0.1'
 export const HOST_KEY_ALIAS = 'berth-gateway'
@@ -118,9 +119,7 @@ export class RoutesModule implements CoreModule {
    * gateway did not get.
    */
   private async whenBound(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.firstBind, new Promise((r) => (timer = setTimeout(r, 10_000)))])
-    clearTimeout(timer)
+    await within(this.firstBind, 10_000, () => undefined)
   }
 
   async start(): Promise<void> {
@@ -216,12 +215,11 @@ export class RoutesModule implements CoreModule {
     const known = this.previews.get(row.id)
     if (known && known.containerId === containerId && Date.now() - known.at < PORTS_FRESH_MS) return
     const engine = this.core.engines.get(row.server)
-    let timer: NodeJS.Timeout | undefined
-    const ports = await Promise.race([
+    const ports = await within(
       listeningPorts(engine.docker, containerId, PORTS_TIMEOUT_MS).catch(() => undefined),
-      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), PORTS_TIMEOUT_MS))),
-    ])
-    clearTimeout(timer)
+      PORTS_TIMEOUT_MS,
+      () => undefined,
+    )
     if (ports) this.previews.set(row.id, { containerId, ports, at: Date.now() })
   }
 

@@ -10,6 +10,7 @@ import { parseSshUrl, type SshTarget } from '../engines/ssh-url'
 import type { ServerRow, ServersRepo } from '../store/servers-repo'
 import type { SessionsRepo } from '../store/sessions-repo'
 import { LIVE } from '../sessions/lifecycle'
+import { within } from '../deadline'
 
 /** How long `server rm` waits for the server to answer before it leaves Berth's helper there. */
 const HELPER_REMOVAL_MS = 5_000
@@ -148,16 +149,7 @@ export class ServerService {
       for (const c of found) await engine.docker.getContainer(c.Id).remove({ force: true })
       return found.length ? ('removed' as const) : ('none' as const)
     })()
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<'left'>((resolve) => (timer = setTimeout(() => resolve('left'), HELPER_REMOVAL_MS)))
-    try {
-      return await Promise.race([removal, late])
-    } catch {
-      return 'left'
-    } finally {
-      clearTimeout(timer)
-      removal.catch(() => undefined)
-    }
+    return await within(removal, HELPER_REMOVAL_MS, () => 'left' as const).catch(() => 'left' as const)
   }
 
   async test(name: string): Promise<ServerTest> {

@@ -1,0 +1,13 @@
+// Waiting on something slow with a limit: what it settles to, or a stand-in once the time is up.
+
+/** What `work` settles to, or `late()` once `ms` passed first; the work goes on unheard (its failure is swallowed). */
+export async function within<T, L>(work: Promise<T>, ms: number, late: () => L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<L>((resolve) => (timer = setTimeout(() => resolve(late()), ms)))
+  work.catch(() => undefined)
+  try {
+    return await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
