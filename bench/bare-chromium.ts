@@ -3,8 +3,8 @@
 // Network domain on every page and worker, which copies every WebSocket frame to the driver: in a
 // terminal flood that cost about a quarter of the machine's CPU (bench/ui measures both), work a
 // user's browser never does.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
@@ -65,14 +65,34 @@ export class BareChromium {
     })
   }
 
-  static async launch(viewport = { width: 1360, height: 860 }): Promise<BareChromium> {
+  /**
+   * `foreground`: the browser gets what a desktop gives the app in front. Here, with no desktop, it
+   * is one of the kernel's autogroups (one per session: tmux, dockerd, each containerd-shim, the
+   * core...) and gets an equal share of two cores; in its own session at autogroup nice -15 it is
+   * favoured the way a focused window is. Needs root; `priority` says what it got.
+   */
+  static async launch(opts: { foreground?: boolean } = {}, viewport = { width: 1360, height: 860 }): Promise<BareChromium> {
     const profile = mkdtempSync(join(tmpdir(), 'berth-bare-chromium-'))
     const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, '--remote-debugging-pipe', `--user-data-dir=${profile}`, `--window-size=${viewport.width},${viewport.height}`, 'about:blank'], {
       stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+      // its own session, so its own autogroup
+      detached: !!opts.foreground,
     })
     const browser = new BareChromium(child, profile)
+    if (opts.foreground) browser.priority = foreground(child.pid!)
     await browser.session().send('Browser.getVersion')
     return browser
+  }
+
+  /** what the browser got of the scheduler */
+  priority = 'as started'
+
+  private profileInUse(): boolean {
+    try {
+      return execFileSync('pgrep', ['-f', this.profile], { encoding: 'utf8' }).trim() !== ''
+    } catch {
+      return false // pgrep exits 1 when nothing matches
+    }
   }
 
   private dispatch(m: Message): void {
@@ -146,7 +166,18 @@ export class BareChromium {
       this.child.kill()
       await exited
     }
-    // its helper processes may still be writing to the profile for a moment
+    // its helper processes outlive it for a moment, writing to the profile
+    for (let i = 0; i < 50 && this.profileInUse(); i++) await new Promise((r) => setTimeout(r, 100))
     rmSync(this.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+  }
+}
+
+/** Raises the autogroup of a process in its own session to a focused app's share; says what it got. */
+function foreground(pid: number): string {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, '-15')
+    return `foreground (${readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim()})`
+  } catch (e) {
+    return `as started (no foreground priority: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`
   }
 }
