@@ -66,10 +66,11 @@ export class BareChromium {
   }
 
   /**
-   * `foreground`: the browser gets what a desktop gives the app in front. Here, with no desktop, it
-   * is one of the kernel's autogroups (one per session: tmux, dockerd, each containerd-shim, the
-   * core...) and gets an equal share of two cores; in its own session at autogroup nice -15 it is
-   * favoured the way a focused window is. Needs root; `priority` says what it got.
+   * `foreground`: the browser gets about what a desktop gives its apps. Here, with no desktop, it is
+   * one of the kernel's autogroups (one per session: tmux, dockerd, each containerd-shim, the
+   * core...), each with an equal share of two cores; in its own session at autogroup nice -5 it
+   * gets about half of them while four others are busy, as a desktop's user slice does against
+   * the system's services. Needs root; `priority` says what it got.
    */
   static async launch(opts: { foreground?: boolean } = {}, viewport = { width: 1360, height: 860 }): Promise<BareChromium> {
     const profile = mkdtempSync(join(tmpdir(), 'berth-bare-chromium-'))
@@ -172,10 +173,10 @@ export class BareChromium {
   }
 }
 
-/** Raises the autogroup of a process in its own session to a focused app's share; says what it got. */
+/** Raises the autogroup of a process in its own session to about a desktop app's share; says what it got. */
 function foreground(pid: number): string {
   try {
-    writeFileSync(`/proc/${pid}/autogroup`, '-15')
+    writeFileSync(`/proc/${pid}/autogroup`, '-5')
     return `foreground (${readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim()})`
   } catch (e) {
     return `as started (no foreground priority: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`
