@@ -19,7 +19,7 @@ export class DoorConnection implements StreamOwner {
     private readonly core: Core,
     private readonly door: CallContext['door'],
     private readonly write: (frame: ServerFrame) => void,
-    /** for a client that takes stream output as binary frames (wire.ts) */
+    /** for a client that takes stream output as binary frames (stream-frames.ts) */
     private readonly writeBinary?: (frame: Uint8Array) => void,
   ) {
     this.unsubscribe = core.bus.onContract((name, payload) => {

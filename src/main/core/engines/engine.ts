@@ -61,3 +61,11 @@ export async function runShell(engine: Engine, script: string, input?: string | 
 
 /** Quotes a value for a POSIX shell. */
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
+
+/** What the engine knows of a container, or null when it has no such container (other errors are thrown). */
+export async function inspectContainer(engine: Engine, id: string): Promise<Dockerode.ContainerInspectInfo | null> {
+  return await engine.docker
+    .getContainer(id)
+    .inspect()
+    .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
+}

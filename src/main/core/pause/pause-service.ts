@@ -11,6 +11,7 @@ import type { CoreBus } from '../bus'
 import type { Checkpoints, CheckpointMethod } from '../checkpoints/checkpoints'
 import type { JobLine, JobOutcome } from '../checkpoints/server-runner'
 import type { EngineRegistry } from '../engines/engine-registry'
+import { inspectContainer } from '../engines/engine'
 import { ProgressReporter } from '../progress'
 import { containerName } from '../sessions/container-spec'
 import type { Lifecycle } from '../sessions/lifecycle'
@@ -332,10 +333,7 @@ export class PauseService implements PauseApi {
 
   private async settleFailedPause(id: string, pause: PauseRow, reason: string, t0: number, w?: Work): Promise<PauseResult> {
     const engine = this.d.engines.get(pause.server)
-    const info = await engine.docker
-      .getContainer(pause.containerId)
-      .inspect()
-      .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
+    const info = await inspectContainer(engine, pause.containerId)
     const row = this.d.sessionsRepo.get(id)!
     this.d.pauses.update(id, pause.seq, { status: 'failed', failure: reason })
     if (info?.State.Paused) await engine.docker.getContainer(pause.containerId).unpause().catch(() => undefined)
@@ -501,24 +499,16 @@ export class PauseService implements PauseApi {
 
   /** Whether the engine says the session's container is gone (an engine that does not answer: not known, so no). */
   private async containerLost(row: SessionRow): Promise<boolean> {
-    return await this.d.engines
-      .get(row.server)
-      .docker.getContainer(row.containerId ?? containerName(row.id))
-      .inspect()
-      .then(
-        () => false,
-        (e: { statusCode?: number }) => e.statusCode === 404,
-      )
+    return await inspectContainer(this.d.engines.get(row.server), row.containerId ?? containerName(row.id)).then(
+      (info) => info === null,
+      () => false,
+    )
   }
 
   /** A resume that failed or vanished: running if the engine says so, else back to paused. */
   private async settleFailedResume(id: string, reason: string): Promise<void> {
     const row = this.d.sessionsRepo.get(id)!
-    const info = await this.d.engines
-      .get(row.server)
-      .docker.getContainer(row.containerId ?? containerName(id))
-      .inspect()
-      .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
+    const info = await inspectContainer(this.d.engines.get(row.server), row.containerId ?? containerName(id))
     if (info?.State.Running && !info.State.Paused) {
       await this.d.sessions.runAfterStart(row, this.d.engines.get(row.server), info.Id).catch(() => undefined)
       this.d.lifecycle.transition(id, {

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_SETTINGS } from '../../../shared/settings'
 import { CoreBus } from '../bus'
 import type { SessionRow } from '../store/sessions-repo'
-import { StreamHub } from '../streams/stream-hub'
+import { silentOwner, StreamHub } from '../streams/stream-hub'
 import { IdleWatcher } from './idle-watcher'
-import { silentOwner } from '../streams/stream-hub'
 
 function row(id: string, patch: Partial<SessionRow> = {}): SessionRow {
   return {

@@ -4,7 +4,7 @@
 // disk comes back from the newest snapshot of the session on that server, and the result says so.
 import type { Session } from '../../../shared/models'
 import { BerthError, reasonOf } from '../../../shared/errors'
-import { shq, type Engine } from '../engines/engine'
+import { inspectContainer, shq, type Engine } from '../engines/engine'
 import { startExec } from '../sessions/exec'
 import { TMUX_SOCKET } from '../sessions/views'
 import { ProgressReporter } from '../progress'
@@ -12,9 +12,9 @@ import { containerName, volumeName } from '../sessions/container-spec'
 import { removeSessionContainer, startSessionContainer } from '../sessions/session-container'
 import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
-import { fillWorkspaceFromSnapshot } from './restore'
+import { fillWorkspaceFromSnapshot, tagForSession } from './restore'
 import { volumeExists } from './server-steps'
-import { pauseImagesOf, SESSION_REPO, sessionImage } from './snapshot-names'
+import { pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from './snapshot-names'
 import type { SnapshotService } from './snapshot-service'
 
 interface DiskSource {
@@ -99,21 +99,14 @@ async function completeRestartTelling(svc: SnapshotService, row: SessionRow, pro
   }
 }
 
-/** The old container's whole disk when it is there; else the newest snapshot of the session here. */
+/** The old container's whole disk when it is there; else the newest disk Berth kept of the session here. */
 async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow): Promise<DiskSource> {
   const ctx = svc.ctx
   const tag = sessionImage(ctx.homeId, row.id)
-  const container = engine.docker.getContainer(row.containerId ?? containerName(row.id))
-  const exists = await container.inspect().then(
-    () => true,
-    (e: { statusCode?: number }) => {
-      if (e.statusCode === 404) return false
-      throw e
-    },
-  )
+  const containerId = row.containerId ?? containerName(row.id)
   const hasVolume = await volumeExists(engine, volumeName(row.id))
-  if (exists) {
-    await container.commit({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1), pause: false, comment: `Berth restart of ${row.id}` })
+  if (await inspectContainer(engine, containerId)) {
+    await engine.docker.getContainer(containerId).commit({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1), pause: false, comment: `Berth restart of ${row.id}` })
     const latest = hasVolume ? null : newestHere(svc, row)
     return {
       image: tag,
@@ -134,11 +127,8 @@ async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow)
   if (paused) kept.push({ ...paused, what: `its last pause (${paused.image}, ${new Date(paused.at).toISOString()})` })
   if (latest) kept.push({ image: latest.imageRef!, at: Date.parse(latest.createdAt), what: `${latest.id} (${latest.createdAt})` })
   const newest = kept.sort((a, b) => b.at - a.at)[0]
-  if (newest && newest.image === paused?.image) {
-    // under the session's own tag, so removing the pause's image later never touches the container
-    await engine.docker.getImage(newest.image).tag({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1) })
-    newest.image = tag
-  }
+  // under the session's own tag, so removing the pause's image later never touches the container
+  if (newest && newest.image === paused?.image) newest.image = await tagForSession(engine, ctx.homeId, row.id, newest.image)
   if (newest) {
     const workspace = hasVolume ? '; /workspace is as it was' : latest ? ` and /workspace from ${latest.id}` : ' with an empty /workspace'
     return { image: newest.image, volumeFrom: hasVolume ? null : latest, note: `the container was gone: its disk came back from ${newest.what}${workspace}` }
@@ -154,7 +144,7 @@ async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow)
 async function newestPauseImage(engine: Engine, sessionId: string): Promise<{ image: string; at: number } | null> {
   const images = await engine.docker.listImages({ filters: JSON.stringify({ reference: [pauseImagesOf(sessionId)] }) })
   const newest = images.sort((a, b) => b.Created - a.Created)[0]
-  const image = newest?.RepoTags?.find((t) => t.startsWith(pauseImagesOf(sessionId).slice(0, -1)))
+  const image = newest?.RepoTags?.find((t) => t.startsWith(pauseImage(sessionId, 'pause-')))
   return newest && image ? { image, at: newest.Created * 1000 } : null
 }
 

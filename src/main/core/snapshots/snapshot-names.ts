@@ -41,4 +41,4 @@ export const LABEL_HOLDER = 'berth.holder'
 /** The image a pause commits of the session's disk: berth/<session id>:pause-<N>. */
 export const pauseImage = (sessionId: string, pauseSnapshot: string) => `berth/${sessionId}:${pauseSnapshot}`
 /** What every pause image of a session matches (a docker `reference` filter). */
-export const pauseImagesOf = (sessionId: string) => `berth/${sessionId}:pause-*`
+export const pauseImagesOf = (sessionId: string) => pauseImage(sessionId, 'pause-*')
