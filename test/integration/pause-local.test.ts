@@ -5,6 +5,7 @@ import { connectOrStart } from '../../src/cli/client'
 import { BerthHome, localDocker, ROOT, sleep, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'
+import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 
 describe('pause and resume on the local engine', () => {
@@ -194,6 +195,31 @@ describe('pause and resume on the local engine', () => {
     await viewShows(berth, s.id, 'view=view-42')
   })
 
+  it('finishes every pause while a script keeps starting commands in the session through docker exec', async () => {
+    // The engine pauses a container before it checkpoints it; a `docker exec` starting at that
+    // moment used to freeze with it and hold both (and every later Docker call on it) for good.
+    const s = await berth.json(['session', 'create', '--image', base, '--name', 'busy'])
+    await startViews(berth, s.id, { counter: true })
+    const socket = `unix://${testHost().localSocket}`
+    for (let round = 1; round <= 4; round++) {
+      let stop = false
+      const loops = [1, 2, 3, 4].map(async () => {
+        while (!stop) await run('docker', ['-H', socket, 'exec', `berth-${s.id}`, 'true'], 30_000)
+      })
+      await sleep(100 + ((round * 277) % 700))
+      const t0 = Date.now()
+      const paused = await berth.json(['pause', s.id, '--wait'], { timeoutMs: 60_000 })
+      expect(paused).toMatchObject({ paused: true, mode: 'memory', durable: true })
+      expect(Date.now() - t0).toBeLessThan(30_000)
+      stop = true
+      await Promise.all(loops)
+      expect(await berth.json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'memory' })
+      await counterAtLeast(berth, s.id, (await counter(berth, s.id)) + 2)
+    }
+    const info = await localDocker().getContainer(`berth-${s.id}`).inspect()
+    expect(info.State).toMatchObject({ Running: true, Paused: false })
+  })
+
   it('stops the meter while paused: no samples, no growing cost', async () => {
     await berth.json(['settings', 'set', 'meterSampleSeconds', '1'])
     await berth.json(['server', 'rate', 'local', '36'])
@@ -235,3 +261,8 @@ describe('pause and resume on the local engine', () => {
     expect(human.stdout).toMatch(/meter: +cpu [\d.]+ s .* at 36\/h/)
   })
 })
+
+/** Runs a command and waits for it, whatever its exit code (a refused exec is part of the story). */
+function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => execFile(cmd, args, { timeout: timeoutMs }, () => resolve()))
+}

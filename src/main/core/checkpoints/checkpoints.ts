@@ -24,6 +24,7 @@
 // then restore on the target.
 import { BerthError } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
+import { holdExecs } from '../engines/exec-gate'
 import { ServerRunner, type JobOutcome } from './server-runner'
 
 export type CheckpointMethod = 'fast' | 'docker'
@@ -121,7 +122,12 @@ export class Checkpoints {
   async create(server: string, containerId: string, name: string, method?: CheckpointMethod): Promise<CheckpointLocation> {
     const support = await this.support(server)
     if (!support.memory) throw new BerthError('refused', support.reason ?? `server ${server} cannot checkpoint`)
-    await this.runner(server).fields(['checkpoint-create', containerId, name, method ?? support.method ?? 'docker'], 'the checkpoint')
+    const release = await holdExecs(containerId, `the session is being checkpointed on ${server}; run it again in a moment`)
+    try {
+      await this.runner(server).fields(['checkpoint-create', containerId, name, method ?? support.method ?? 'docker'], 'the checkpoint')
+    } finally {
+      release()
+    }
     return await this.locate(server, containerId, name)
   }
 

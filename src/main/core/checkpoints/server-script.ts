@@ -213,6 +213,57 @@ end_exec_sessions() {
 }
 cmd_root_end_execs() { shift; end_exec_sessions "$1"; }
 
+# freezer_of PID: the file that freezes the cgroup of PID (v1 freezer.state, v2 cgroup.freeze).
+freezer_of() {
+  while IFS=: read -r _ ctl path; do
+    case ",$ctl," in
+      *,freezer,*) f=/sys/fs/cgroup/freezer$path/freezer.state ;;
+      ,,) f=/sys/fs/cgroup$path/cgroup.freeze ;;
+      *) continue ;;
+    esac
+    [ -e "$f" ] && { echo "$f"; return 0; }
+  done < "/proc/$1/cgroup" 2>/dev/null
+  return 1
+}
+# thaw_if_frozen FREEZER: thaws the cgroup; prints 1 if it was frozen.
+thaw_if_frozen() {
+  read -r st 2>/dev/null < "$1" || { echo 0; return 0; }
+  case $st in
+    FROZEN|FREEZING) echo THAWED > "$1" ;;
+    1) echo 0 > "$1" ;;
+    *) echo 0; return 0 ;;
+  esac
+  echo 1
+}
+# watch_exec_freeze FREEZER FLAG: while FLAG exists, undoes the one freeze that never ends by itself.
+# containerd pauses a task before it checkpoints it; a \`docker exec\` starting at that moment leaves
+# its runc init frozen in the cgroup, and the engine waits for that exec before the checkpoint goes
+# on, so neither ever finishes (the engine's calls on the container hang too). Thawing lets the exec
+# start; the checkpoint then goes on (CRIU freezes the tree itself). Prints "thawed" each time.
+watch_exec_freeze() {
+  fz=$1 flag=$2 procs=\${1%/*}/cgroup.procs seen=0
+  while [ -e "$flag" ]; do
+    read -r st 2>/dev/null < "$fz" || return 0
+    stuck=
+    case $st in
+      FROZEN|FREEZING|1)
+        while read -r p; do
+          comm=; read -r comm 2>/dev/null < "/proc/$p/comm"
+          case $comm in runc:*) stuck=1; break ;; esac
+        done < "$procs" ;;
+    esac
+    if [ -n "$stuck" ]; then seen=$((seen + 1)); else seen=0; fi
+    # a second frozen with an exec starting inside: that exec cannot finish
+    if [ $seen -ge 5 ]; then
+      [ "$(thaw_if_frozen "$fz")" = 1 ] && echo thawed
+      seen=0
+    fi
+    sleep 0.2
+  done
+}
+cmd_root_watch_freeze() { shift; fz=$(freezer_of "$1") || return 0; watch_exec_freeze "$fz" "$2"; }
+cmd_root_thaw() { shift; fz=$(freezer_of "$1") || { echo 0; return 0; }; thaw_if_frozen "$fz"; }
+
 # root-checkpoint CID ROOT NAME PID [SYNC_PATH...]: a CRIU dump through containerd's own client,
 # which writes the images straight to disk (Docker's API copies them through containerd's content
 # store: 10x slower and never fsync'd). Prints "stage stopped" once the container is stopped, then
@@ -234,11 +285,21 @@ cmd_root_checkpoint() {
   rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
+  fz=$(freezer_of "$pid") flag=$work/.watch
+  if [ -n "$fz" ]; then : > "$flag"; watch_exec_freeze "$fz" "$flag" > "$work/.thawed" & watcher=$!; fi
   timeout 600 ctr -a "$sock" -n "\${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2
   rc=$?
+  if [ -n "$fz" ]; then
+    rm -f "$flag"; wait "$watcher"
+    [ -s "$work/.thawed" ] && echo "note a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
+    # a killed client never resumes the task it paused: nothing may stay frozen behind a failed dump
+    [ $rc -ne 0 ] && [ "$(thaw_if_frozen "$fz")" = 1 ] && echo "note the failed checkpoint left the container frozen; Berth thawed it"
+  fi
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
+    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    [ $rc = 124 ] && why="the checkpoint did not finish within 600 s"
     log "dump failed (ctr exit $rc)"; tail -n 5 "$work/dump.log" >&2 2>/dev/null
-    echo "note $(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)"
+    echo "note the fast checkpoint failed: \${why:-ctr exit $rc}"
     rm -rf "$stage" "$pages"
     return 5
   fi
@@ -319,17 +380,27 @@ run_root_checkpoint() {
 checkpoint_memory() {
   c=$1 name=$2 method=$3
   if [ "$method" = fast ]; then
-    if run_root_checkpoint "$name"; then LAYOUT='split'; return 0; fi
-    rc=$?
+    run_root_checkpoint "$name"; rc=$?
+    if [ $rc = 0 ]; then LAYOUT='split'; return 0; fi
     inspect_container "$c"
     # the dump failed before the kill: processes were resumed, so Docker's own path can still try
     [ "$STATUS" = running ] || { REASON="the fast checkpoint failed (code $rc) and the container is $STATUS"; return 1; }
     emit "note the fast checkpoint failed (code $rc); trying Docker's own checkpoint"
-  elif can_root 2>/dev/null; then
+  fi
+  watcher=
+  if can_root 2>/dev/null; then
     n=$(as_root root-end-execs "$PID")
     [ "\${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
+    # Docker pauses the task before it checkpoints, as ctr does (see watch_exec_freeze)
+    flag=$STATE/watch-$name.$$
+    : > "$flag" && { as_root root-watch-freeze "$PID" "$flag" > "$flag.out" 2>/dev/null & watcher=$!; }
   fi
   err=$(docker checkpoint create "$c" "$name" 2>&1)
+  if [ -n "$watcher" ]; then
+    rm -f "$flag"; wait "$watcher"
+    [ -s "$flag.out" ] && emit "note a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
+    rm -f "$flag.out"
+  fi
   inspect_container "$c"
   listed=
   docker checkpoint ls "$c" 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$name" && listed=1
@@ -657,6 +728,8 @@ dispatch() {
     root-after-restore) cmd_root_after_restore "$@" ;;
     root-remove-checkpoint) cmd_root_remove_checkpoint "$@" ;;
     root-end-execs) cmd_root_end_execs "$@" ;;
+    root-watch-freeze) cmd_root_watch_freeze "$@" ;;
+    root-thaw) cmd_root_thaw "$@" ;;
     root-probe) cmd_root_probe "$@" ;;
     checkpoint-copy) cmd_checkpoint_copy "$@" ;;
     xfer-status) cmd_xfer_status "$@" ;;

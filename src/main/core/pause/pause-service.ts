@@ -12,6 +12,7 @@ import type { Checkpoints, CheckpointMethod } from '../checkpoints/checkpoints'
 import type { JobLine, JobOutcome } from '../checkpoints/server-runner'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { inspectContainer } from '../engines/engine'
+import { holdExecs } from '../engines/exec-gate'
 import { ProgressReporter } from '../progress'
 import { containerName } from '../sessions/container-spec'
 import type { Lifecycle } from '../sessions/lifecycle'
@@ -230,14 +231,21 @@ export class PauseService implements PauseApi {
     progress.stage('pause', `pausing ${row.name} on ${row.server} (${requested === 'memory' ? 'keeping its memory' : requested})`)
     // Terminals' exec sessions live outside the container's state: detach them (views stay in tmux).
     this.d.hub.closeSession(row.id, `session ${row.name} is pausing; reattach once it resumes`)
-    const image = pauseImage(row.id, pause.snapshot)
-    const facts = await containerFacts(this.d.engines, row.server, containerId)
-    // where the time goes before the server starts (the job's own stages are timed on the server)
-    pause.detail.core = { prepareMs: msSince(t0) }
-    const o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...facts], (l) => {
-      if (l.kind === 'stage' && l.stage === 'begin') (pause.detail.core as Record<string, number>).beginMs = msSince(t0)
-      this.onPauseLine(row.id, pause, l, w, t0)
-    })
+    // no process may be starting in the container as the engine freezes it (engines/exec-gate.ts)
+    const release = await holdExecs(containerId, `session ${row.name} is pausing; run it again once it resumes`)
+    let o: JobOutcome
+    try {
+      const image = pauseImage(row.id, pause.snapshot)
+      const facts = await containerFacts(this.d.engines, row.server, containerId)
+      // where the time goes before the server starts (the job's own stages are timed on the server)
+      pause.detail.core = { prepareMs: msSince(t0) }
+      o = await this.followJob(row, pause.job, ['pause', containerId, pause.snapshot, requested, method, image, ...facts], (l) => {
+        if (l.kind === 'stage' && l.stage === 'begin') (pause.detail.core as Record<string, number>).beginMs = msSince(t0)
+        this.onPauseLine(row.id, pause, l, w, t0)
+      })
+    } finally {
+      release()
+    }
     const result = await this.finishPause(row.id, pause, o, w, t0)
     progress.done('pause', result.paused ? `${row.name} is paused (${result.mode})` : `${row.name} was already paused`)
     return result

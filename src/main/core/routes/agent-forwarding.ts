@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { Connection } from 'ssh2'
 import { BerthError } from '../../../shared/errors'
 import { shq } from '../engines/engine'
+import { openExec } from '../engines/exec-gate'
 import { DockerStreamReader } from './docker-stream'
 import type { Reached } from './route-table'
 
@@ -53,19 +54,23 @@ export interface ForwardedAgent {
 export class AgentForwarding {
   async start(client: Connection, reached: Reached): Promise<ForwardedAgent> {
     const dir = `/tmp/berth-agent-${randomBytes(6).toString('hex')}`
-    const exec = await reached.engine.docker.getContainer(reached.containerId).exec({
-      Cmd: [
-        '/bin/sh',
-        '-c',
-        `command -v perl >/dev/null 2>&1 || { echo "-it needs perl in the session" >&2; exit 1; }; exec perl -e ${shq(RELAY)} "$1"`,
-        'sh',
-        dir,
-      ],
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-    })
-    const stream = (await exec.start({ hijack: true, stdin: true })) as import('node:stream').Duplex
+    const { stream } = await openExec(
+      reached.engine.docker,
+      reached.containerId,
+      {
+        Cmd: [
+          '/bin/sh',
+          '-c',
+          `command -v perl >/dev/null 2>&1 || { echo "-it needs perl in the session" >&2; exit 1; }; exec perl -e ${shq(RELAY)} "$1"`,
+          'sh',
+          dir,
+        ],
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+      },
+      { hijack: true, stdin: true },
+    )
     stream.on('error', () => undefined)
     const conns = new Map<number, AgentConn>()
     const send = (type: 'd' | 'c', id: number, data: Buffer = Buffer.alloc(0)) => {

@@ -3,6 +3,7 @@
 import type Dockerode from 'dockerode'
 import type { Duplex } from 'node:stream'
 import { shq } from '../engines/engine'
+import { openExec } from '../engines/exec-gate'
 
 export interface ProcessSpec {
   /** what sshd would run: a login shell, a command through the user's shell, or a subsystem */
@@ -71,15 +72,12 @@ export function commandFor(spec: ProcessSpec): string[] {
 }
 
 export async function startContainerProcess(docker: Dockerode, containerId: string, spec: ProcessSpec): Promise<ContainerProcess> {
-  const exec = await docker.getContainer(containerId).exec({
-    Cmd: commandFor(spec),
-    AttachStdin: true,
-    AttachStdout: true,
-    AttachStderr: true,
-    Tty: spec.tty,
-    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-  })
-  const stream = (await exec.start({ hijack: true, stdin: true, Tty: spec.tty })) as Duplex
+  const { exec, stream } = await openExec(
+    docker,
+    containerId,
+    { Cmd: commandFor(spec), AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: spec.tty, Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`) },
+    { hijack: true, stdin: true, Tty: spec.tty },
+  )
   return {
     stream,
     multiplexed: !spec.tty,
@@ -104,8 +102,12 @@ export async function startContainerProcess(docker: Dockerode, containerId: stri
 /** Sends a signal to a process of the container by its pid there (a hang-up, or a client's `signal`). */
 export async function signalInContainer(docker: Dockerode, containerId: string, pid: number, signal: string): Promise<void> {
   if (!Number.isInteger(pid) || pid <= 1 || !/^[A-Z0-9]+$/.test(signal)) return
-  const exec = await docker.getContainer(containerId).exec({ Cmd: ['/bin/sh', '-c', 'kill -s "$0" "$1"', signal, String(pid)], AttachStdout: true, AttachStderr: true })
-  const s = (await exec.start({ hijack: true, stdin: false })) as Duplex
+  const { stream: s } = await openExec(
+    docker,
+    containerId,
+    { Cmd: ['/bin/sh', '-c', 'kill -s "$0" "$1"', signal, String(pid)], AttachStdout: true, AttachStderr: true },
+    { hijack: true, stdin: false },
+  )
   s.resume()
   await new Promise<void>((r) => {
     s.once('end', () => r())

@@ -1,7 +1,7 @@
 // The TCP ports a session listens on, read from /proc/net/tcp{,6} inside its container (works in
 // any image with a `cat`, busybox included), for the previews `berth session show` lists.
 import type Dockerode from 'dockerode'
-import type { Duplex } from 'node:stream'
+import { openExec } from '../engines/exec-gate'
 import { DockerStreamReader } from './docker-stream'
 
 const LISTEN = '0A'
@@ -21,12 +21,7 @@ export function parseListeningPorts(text: string): number[] {
 }
 
 export async function listeningPorts(docker: Dockerode, containerId: string, timeoutMs = 3000): Promise<number[]> {
-  const exec = await docker.getContainer(containerId).exec({
-    Cmd: ['cat', '/proc/net/tcp', '/proc/net/tcp6'],
-    AttachStdout: true,
-    AttachStderr: true,
-  })
-  const stream = (await exec.start({ hijack: true, stdin: false })) as Duplex
+  const { stream } = await openExec(docker, containerId, { Cmd: ['cat', '/proc/net/tcp', '/proc/net/tcp6'], AttachStdout: true, AttachStderr: true }, { hijack: true, stdin: false })
   const out: Buffer[] = []
   let size = 0
   const reader = new DockerStreamReader(true, (fd, chunk) => {

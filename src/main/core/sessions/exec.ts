@@ -2,6 +2,7 @@
 // forward), demultiplexing stdout/stderr when there is no tty.
 import type Dockerode from 'dockerode'
 import type { Duplex } from 'node:stream'
+import { openExec } from '../engines/exec-gate'
 import type { StreamSource } from '../streams/stream-hub'
 
 export interface ExecOptions {
@@ -35,18 +36,21 @@ export async function startExec(
   opts: ExecOptions,
   onData: (fd: 1 | 2, chunk: Buffer) => void,
 ): Promise<ExecHandle> {
-  const container = docker.getContainer(containerId)
-  const exec = await container.exec({
-    Cmd: opts.cmd,
-    AttachStdout: true,
-    AttachStderr: true,
-    AttachStdin: !!opts.stdin,
-    Tty: !!opts.tty,
-    Env: opts.env ? Object.entries(opts.env).map(([k, v]) => `${k}=${v}`) : undefined,
-    User: opts.user,
-    WorkingDir: opts.workingDir,
-  })
-  const stream = (await exec.start({ hijack: true, stdin: !!opts.stdin, Tty: !!opts.tty })) as Duplex
+  const { exec, stream } = await openExec(
+    docker,
+    containerId,
+    {
+      Cmd: opts.cmd,
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: !!opts.stdin,
+      Tty: !!opts.tty,
+      Env: opts.env ? Object.entries(opts.env).map(([k, v]) => `${k}=${v}`) : undefined,
+      User: opts.user,
+      WorkingDir: opts.workingDir,
+    },
+    { hijack: true, stdin: !!opts.stdin, Tty: !!opts.tty },
+  )
   if (opts.tty && opts.cols && opts.rows) await exec.resize({ w: opts.cols, h: opts.rows }).catch(() => undefined)
   if (opts.tty) stream.on('data', (d: Buffer) => onData(1, d))
   else demux(stream, onData)
