@@ -9,6 +9,7 @@ import type { EngineRegistry } from '../engines/engine-registry'
 import type { SessionRow } from '../store/sessions-repo'
 import type { StreamHub, StreamOwner } from '../streams/stream-hub'
 import { startExec, type ExecHandle } from './exec'
+import { startRelayedTerminal } from './pty-relay'
 import type { SessionService } from './session-service'
 
 export const TMUX_SOCKET = 'berth'
@@ -57,8 +58,8 @@ export function attachScript(view: string, opts: { history: boolean; rows: numbe
 }
 
 export class ViewService {
-  /** whether a container has tmux, asked once per container */
-  private readonly hasTmux = new Map<string, boolean>()
+  /** what a container has for terminals (tmux keeps views; perl runs the pty relay), asked once per container */
+  private readonly tools = new Map<string, { tmux: boolean; perl: boolean }>()
 
   constructor(
     private readonly sessions: SessionService,
@@ -100,29 +101,22 @@ export class ViewService {
     const engine = this.engines.get(row.server)
     await engine.ready()
     const view = args.view ?? nextViewName((await this.list(row.id)).map((v) => v.name))
-    let persistent = this.hasTmux.get(row.containerId)
-    if (persistent === undefined) {
-      const probe = await this.run(row, 'command -v tmux >/dev/null 2>&1 && echo yes || echo no')
-      persistent = probe.out.trim() === 'yes'
-      this.hasTmux.set(row.containerId, persistent)
+    let tools = this.tools.get(row.containerId)
+    if (!tools) {
+      const probe = await this.run(row, 'command -v tmux >/dev/null 2>&1 && echo tmux; command -v perl >/dev/null 2>&1 && echo perl; true')
+      tools = { tmux: /\btmux\b/.test(probe.out), perl: /\bperl\b/.test(probe.out) }
+      this.tools.set(row.containerId, tools)
     }
     // known as the session's terminal: a pause detaches it (hub.closeSession), its input is activity
     const streamId = this.hub.create(owner, { sessionId: row.id, terminal: true })
     let handle: ExecHandle
     try {
-      handle = await startExec(
-        engine.docker,
-        row.containerId,
-        {
-          cmd: ['/bin/sh', '-c', attachScript(view, { history: !!args.history, rows: args.rows })],
-          tty: true,
-          stdin: true,
-          cols: args.cols,
-          rows: args.rows,
-          env: { TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8', [TERMINAL_ENV]: streamId },
-        },
-        (fd, d) => this.hub.data(streamId, fd, d),
-      )
+      const cmd = ['/bin/sh', '-c', attachScript(view, { history: !!args.history, rows: args.rows })]
+      const env = { TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8', [TERMINAL_ENV]: streamId }
+      const onData = (fd: 1 | 2, d: Buffer) => this.hub.data(streamId, fd, d)
+      handle = tools.perl
+        ? await startRelayedTerminal(engine.docker, row.containerId, { cmd, env, cols: args.cols, rows: args.rows }, onData)
+        : await startExec(engine.docker, row.containerId, { cmd, tty: true, stdin: true, cols: args.cols, rows: args.rows, env }, onData)
     } catch (e) {
       this.hub.exit(streamId, null, toErrorBody(e))
       throw e
@@ -133,9 +127,9 @@ export class ViewService {
       ...handle,
       close: () => {
         handle.close()
-        // only while the session runs: a pause ends exec processes itself, and a command started
-        // in the container now would race its checkpoint
-        if (this.sessions.resolve(sessionId).state === 'running') void this.hangUp(row, streamId)
+        // the relay hangs up its pty when its stdin closes; a Docker tty keeps running: end it.
+        // Only while the session runs: a pause ends exec processes itself.
+        if (!tools.perl && this.sessions.resolve(sessionId).state === 'running') void this.hangUp(row, streamId)
       },
       write: (data) => {
         const now = Date.now()
@@ -152,7 +146,7 @@ export class ViewService {
       if (dropped) this.hub.exit(streamId, null, { code: 'unreachable', message: `the connection to server ${row.server} dropped` })
       else this.hub.exit(streamId, code)
     })
-    return { streamId, view, persistent }
+    return { streamId, view, persistent: tools.tmux }
   }
 
   async closeView(ref: string, view: string): Promise<{ closed: boolean }> {
