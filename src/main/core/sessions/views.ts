@@ -103,7 +103,7 @@ export class ViewService {
     const view = args.view ?? nextViewName((await this.list(row.id)).map((v) => v.name))
     let tools = this.tools.get(row.containerId)
     if (!tools) {
-      const probe = await this.run(row, 'command -v tmux >/dev/null 2>&1 && echo tmux; command -v perl >/dev/null 2>&1 && echo perl; true')
+      const probe = await this.run(row, 'command -v tmux >/dev/null 2>&1 && echo tmux; command -v perl >/dev/null 2>&1 && [ -c /dev/ptmx ] && echo perl; true')
       tools = { tmux: /\btmux\b/.test(probe.out), perl: /\bperl\b/.test(probe.out) }
       this.tools.set(row.containerId, tools)
     }
