@@ -30,10 +30,12 @@ describe('the same ssh line and preview address when the container is replaced o
     writeFileSync(join(user.home, 'web.pl'), PERL_WEB)
     const up = await user.run('scp', [...user.options(), '-P', String(port), join(user.home, 'web.pl'), `${route}@127.0.0.1:/tmp/web.pl`])
     expect(up.code).toBe(0)
-    // the pid written before a pause or a move may belong to another process now (even this shell,
-    // which then never started the server): end it only if it is still the page server
-    const stopOld = 'old=$(cat /tmp/web.pid 2>/dev/null); if [ -n "$old" ] && grep -q web.pl /proc/$old/cmdline 2>/dev/null; then kill $old; i=0; while [ $i -lt 30 ] && grep -q web.pl /proc/$old/cmdline 2>/dev/null; do sleep 0.1; i=$((i+1)); done; fi'
-    await user.ssh(port, route, `${stopOld}; nohup perl /tmp/web.pl 3000 "${text}" >/dev/null 2>&1 & echo $! > /tmp/web.pid`)
+    // the pid written before a pause or a move may belong to another process now, even this very
+    // shell (whose own command line names web.pl): end it only if it is still the page server
+    const isServer = `[ "$old" != "$$" ] && tr '\\0' ' ' 2>/dev/null < /proc/$old/cmdline | grep -q '^perl /tmp/web.pl '`
+    const stopOld = `old=$(cat /tmp/web.pid 2>/dev/null); if [ -n "$old" ] && ${isServer}; then kill $old; i=0; while [ $i -lt 30 ] && ${isServer}; do sleep 0.1; i=$((i+1)); done; fi`
+    const started = await user.ssh(port, route, `${stopOld}; nohup perl /tmp/web.pl 3000 "${text}" >/dev/null 2>&1 & echo $! > /tmp/web.pid`)
+    expect(started.code).toBe(0)
     await until(async () => {
       const page = await previewGet(previewPort, `${route}-3000.localhost:${previewPort}`)
       if (!page.body.includes(text)) throw new Error(`the preview answered ${page.status}: ${page.body.slice(0, 200)}`)
