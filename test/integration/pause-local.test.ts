@@ -195,29 +195,41 @@ describe('pause and resume on the local engine', () => {
     await viewShows(berth, s.id, 'view=view-42')
   })
 
-  it('finishes every pause while a script keeps starting commands in the session through docker exec', async () => {
-    // The engine pauses a container before it checkpoints it; a `docker exec` starting at that
-    // moment used to freeze with it and hold both (and every later Docker call on it) for good.
-    const s = await berth.json(['session', 'create', '--image', base, '--name', 'busy'])
-    await startViews(berth, s.id, { counter: true })
+  /** Pauses ROUNDS times while four loops of `docker exec` (a user's script, not Berth) keep starting commands in the session. */
+  async function pauseAmidExecs(id: string, mode: 'memory' | 'frozen', rounds: number): Promise<void> {
     const socket = `unix://${testHost().localSocket}`
-    for (let round = 1; round <= 4; round++) {
+    for (let round = 1; round <= rounds; round++) {
       let stop = false
       const loops = [1, 2, 3, 4].map(async () => {
-        while (!stop) await run('docker', ['-H', socket, 'exec', `berth-${s.id}`, 'true'], 30_000)
+        while (!stop) await run('docker', ['-H', socket, 'exec', `berth-${id}`, 'true'], 30_000)
       })
       await sleep(100 + ((round * 277) % 700))
       const t0 = Date.now()
-      const paused = await berth.json(['pause', s.id, '--wait'], { timeoutMs: 60_000 })
-      expect(paused).toMatchObject({ paused: true, mode: 'memory', durable: true })
+      const paused = await berth.json(['pause', id, '--wait'], { timeoutMs: 60_000 })
+      expect(paused).toMatchObject({ paused: true, mode, durable: true })
       expect(Date.now() - t0).toBeLessThan(30_000)
       stop = true
       await Promise.all(loops)
-      expect(await berth.json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'memory' })
-      await counterAtLeast(berth, s.id, (await counter(berth, s.id)) + 2)
+      expect(await berth.json(['resume', id])).toMatchObject({ resumed: true, mode })
+      await counterAtLeast(berth, id, (await counter(berth, id)) + 2)
     }
-    const info = await localDocker().getContainer(`berth-${s.id}`).inspect()
+    const info = await localDocker().getContainer(`berth-${id}`).inspect()
     expect(info.State).toMatchObject({ Running: true, Paused: false })
+  }
+
+  it('finishes every pause while a script keeps starting commands in the session through docker exec', async () => {
+    // The engine freezes a container before it checkpoints it (and for a frozen pause); a `docker
+    // exec` starting at that moment used to freeze with it and hold both, and every later Docker
+    // call on the container (resume included), for good.
+    const s = await berth.json(['session', 'create', '--image', base, '--name', 'busy'])
+    await startViews(berth, s.id, { counter: true })
+    await pauseAmidExecs(s.id, 'memory', 4)
+    await berth.json(['server', 'checkpoint', 'local', 'off'])
+    try {
+      await pauseAmidExecs(s.id, 'frozen', 3)
+    } finally {
+      await berth.json(['server', 'checkpoint', 'local', 'auto'])
+    }
   })
 
   it('stops the meter while paused: no samples, no growing cost', async () => {

@@ -33,7 +33,8 @@ UID_NOW=$(id -u)
 # job's status file (the core follows it); otherwise to stdout.
 emit() { if [ -n "$J" ]; then printf '%s\n' "$*" >> "$J.status"; else printf '%s\n' "$*"; fi; }
 stage() { now_ms; emit "stage $1 $(( NOW - T0 )) \${2:-}"; }
-fail() { emit "error $*"; exit 1; }
+# (a freeze watcher runs while its flag file exists: a job that fails ends it too)
+fail() { [ -n "\${flag:-}" ] && rm -f "$flag"; emit "error $*"; exit 1; }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\n\t' '  ')"; }
 
@@ -235,33 +236,43 @@ thaw_if_frozen() {
   esac
   echo 1
 }
-# watch_exec_freeze FREEZER FLAG: while FLAG exists, undoes the one freeze that never ends by itself.
-# containerd pauses a task before it checkpoints it; a \`docker exec\` starting at that moment leaves
-# its runc init frozen in the cgroup, and the engine waits for that exec before the checkpoint goes
-# on, so neither ever finishes (the engine's calls on the container hang too). Thawing lets the exec
-# start; the checkpoint then goes on (CRIU freezes the tree itself). Prints "thawed" each time.
+# exec_starting PROCS: whether the cgroup holds an exec's runc init (it is setting up a docker exec).
+exec_starting() {
+  while read -r p; do
+    comm=; read -r comm 2>/dev/null < "/proc/$p/comm"
+    case $comm in runc:*) return 0 ;; esac
+  done < "$1"
+  return 1
+}
+# watch_exec_freeze FREEZER FLAG [refreeze]: while FLAG exists, undoes the one freeze that never
+# ends by itself. A \`docker exec\` starting as the container is frozen (containerd's pause before a
+# checkpoint, or docker pause) leaves its runc init frozen in the cgroup; the engine waits for that
+# exec, holding the container, so neither finishes, and every later call on the container (inspect,
+# commit, even unpause) hangs. Thawing lets the exec start. Before a checkpoint that is all (CRIU
+# freezes the tree itself); for a frozen pause ("refreeze") the cgroup is frozen again once the exec
+# has started, as Docker still records it paused. Prints "thawed" each time.
 watch_exec_freeze() {
-  fz=$1 flag=$2 procs=\${1%/*}/cgroup.procs seen=0
+  fz=$1 flag=$2 refreeze=\${3:-} procs=\${1%/*}/cgroup.procs seen=0
   while [ -e "$flag" ]; do
     read -r st 2>/dev/null < "$fz" || return 0
     stuck=
-    case $st in
-      FROZEN|FREEZING|1)
-        while read -r p; do
-          comm=; read -r comm 2>/dev/null < "/proc/$p/comm"
-          case $comm in runc:*) stuck=1; break ;; esac
-        done < "$procs" ;;
-    esac
+    case $st in FROZEN|FREEZING|1) exec_starting "$procs" && stuck=1 ;; esac
     if [ -n "$stuck" ]; then seen=$((seen + 1)); else seen=0; fi
-    # a second frozen with an exec starting inside: that exec cannot finish
-    if [ $seen -ge 5 ]; then
-      [ "$(thaw_if_frozen "$fz")" = 1 ] && echo thawed
+    # frozen twice in a row with an exec starting inside: that exec cannot finish
+    if [ $seen -ge 2 ]; then
+      if [ "$(thaw_if_frozen "$fz")" = 1 ]; then
+        echo thawed
+        if [ -n "$refreeze" ]; then
+          i=0; while [ $i -lt 50 ] && exec_starting "$procs"; do sleep 0.1; i=$((i + 1)); done
+          case $fz in */freezer.state) echo FROZEN > "$fz" ;; *) echo 1 > "$fz" ;; esac
+        fi
+      fi
       seen=0
     fi
     sleep 0.2
   done
 }
-cmd_root_watch_freeze() { shift; fz=$(freezer_of "$1") || return 0; watch_exec_freeze "$fz" "$2"; }
+cmd_root_watch_freeze() { shift; fz=$(freezer_of "$1") || return 0; watch_exec_freeze "$fz" "$2" "\${3:-}"; }
 cmd_root_thaw() { shift; fz=$(freezer_of "$1") || { echo 0; return 0; }; thaw_if_frozen "$fz"; }
 
 # root-checkpoint CID ROOT NAME PID [SYNC_PATH...]: a CRIU dump through containerd's own client,
@@ -451,7 +462,13 @@ cmd_pause() {
     if [ "$STATUS" = running ]; then mode=frozen; else mode=disk; fi
     emit "fallback $fallback"
   fi
+  watcher=
   if [ "$mode" = frozen ]; then
+    # an exec starting as Docker freezes the container would hold it for good (see watch_exec_freeze)
+    if [ -n "\${PID:-}" ] && can_root 2>/dev/null; then
+      flag=$STATE/watch-$name.$$
+      : > "$flag" && { as_root root-watch-freeze "$PID" "$flag" refreeze > "$flag.out" 2>/dev/null & watcher=$!; }
+    fi
     # the freezer can miss a busy process tree ("unable to freeze"): try again a few times
     i=0
     while [ "$STATUS" != paused ]; do
@@ -460,6 +477,7 @@ cmd_pause() {
       sleep 0.2; inspect_container "$c"
     done
     stage stopped frozen
+    now_ms; FROZEN_AT=$NOW
   else
     if [ "$STATUS" = paused ]; then docker unpause "$c" >/dev/null; fi
     if [ "$STATUS" != exited ]; then err=$(docker stop -t 10 "$c" 2>&1 >/dev/null) || fail "docker stop failed: $(echo "$err" | head -n 1)"; fi
@@ -475,6 +493,14 @@ cmd_pause() {
   fi
   rm -f "$STATE/commit-$name.err"
   sync_paths "$ROOT" $SYNC_PATHS
+  if [ -n "$watcher" ]; then
+    # an exec under way as Docker froze the container shows in its cgroup within moments: watch a
+    # second and a half at least (Docker starts no new exec in a paused container)
+    now_ms; left=$(( FROZEN_AT + 1500 - NOW )); [ $left -gt 0 ] && sleep "$(( left / 1000 )).$(printf '%03d' $(( left % 1000 )))"
+    rm -f "$flag"; wait "$watcher"
+    [ -s "$flag.out" ] && emit "note a command started through exec froze with the session; Berth let it start and froze the session again"
+    rm -f "$flag.out"
+  fi
   stage durable
   emit "result {\"mode\":\"$mode\",\"image\":$(json_str "$image"),\"bytes\":\${size:-0},\"fallback\":$(json_str "$fallback")}"
 }
