@@ -273,7 +273,21 @@ watch_exec_freeze() {
   done
 }
 cmd_root_watch_freeze() { shift; fz=$(freezer_of "$1") || return 0; watch_exec_freeze "$fz" "$2" "\${3:-}"; }
-cmd_root_thaw() { shift; fz=$(freezer_of "$1") || { echo 0; return 0; }; thaw_if_frozen "$fz"; }
+# freeze_watch_start FLAG PID [refreeze]: watches the freeze of PID's container (as root, in the
+# background) until freeze_watch_stop.
+freeze_watch_start() {
+  watcher='' flag=$1
+  printf '' 2>/dev/null > "$flag" || return 0
+  as_root root-watch-freeze "$2" "$flag" "\${3:-}" > "$flag.out" 2>/dev/null &
+  watcher=$!
+}
+# freeze_watch_stop NOTE: ends the watcher; the note says what it did, if it had to thaw.
+freeze_watch_stop() {
+  [ -n "\${watcher:-}" ] || return 0
+  rm -f "$flag"; wait "$watcher"; watcher=
+  [ -s "$flag.out" ] && emit "note $1"
+  rm -f "$flag.out"
+}
 
 # root-checkpoint CID ROOT NAME PID [SYNC_PATH...]: a CRIU dump through containerd's own client,
 # which writes the images straight to disk (Docker's API copies them through containerd's content
@@ -296,15 +310,13 @@ cmd_root_checkpoint() {
   rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
-  fz=$(freezer_of "$pid") flag=$work/.watch
-  if [ -n "$fz" ]; then : > "$flag"; watch_exec_freeze "$fz" "$flag" > "$work/.thawed" & watcher=$!; fi
+  freeze_watch_start "$work/.watch" "$pid"
   timeout 600 ctr -a "$sock" -n "\${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2
   rc=$?
-  if [ -n "$fz" ]; then
-    rm -f "$flag"; wait "$watcher"
-    [ -s "$work/.thawed" ] && echo "note a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
-    # a killed client never resumes the task it paused: nothing may stay frozen behind a failed dump
-    [ $rc -ne 0 ] && [ "$(thaw_if_frozen "$fz")" = 1 ] && echo "note the failed checkpoint left the container frozen; Berth thawed it"
+  freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
+  # a killed client never resumes the task it paused: nothing may stay frozen behind a failed dump
+  if [ $rc -ne 0 ] && fz=$(freezer_of "$pid") && [ "$(thaw_if_frozen "$fz")" = 1 ]; then
+    echo "note the failed checkpoint left the container frozen; Berth thawed it"
   fi
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
     why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
@@ -403,15 +415,10 @@ checkpoint_memory() {
     n=$(as_root root-end-execs "$PID")
     [ "\${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
     # Docker pauses the task before it checkpoints, as ctr does (see watch_exec_freeze)
-    flag=$STATE/watch-$name.$$
-    : > "$flag" && { as_root root-watch-freeze "$PID" "$flag" > "$flag.out" 2>/dev/null & watcher=$!; }
+    freeze_watch_start "$STATE/watch-$name.$$" "$PID"
   fi
   err=$(docker checkpoint create "$c" "$name" 2>&1)
-  if [ -n "$watcher" ]; then
-    rm -f "$flag"; wait "$watcher"
-    [ -s "$flag.out" ] && emit "note a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
-    rm -f "$flag.out"
-  fi
+  freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
   inspect_container "$c"
   listed=
   docker checkpoint ls "$c" 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$name" && listed=1
@@ -465,10 +472,7 @@ cmd_pause() {
   watcher=
   if [ "$mode" = frozen ]; then
     # an exec starting as Docker freezes the container would hold it for good (see watch_exec_freeze)
-    if [ -n "\${PID:-}" ] && can_root 2>/dev/null; then
-      flag=$STATE/watch-$name.$$
-      : > "$flag" && { as_root root-watch-freeze "$PID" "$flag" refreeze > "$flag.out" 2>/dev/null & watcher=$!; }
-    fi
+    if [ -n "\${PID:-}" ] && can_root 2>/dev/null; then freeze_watch_start "$STATE/watch-$name.$$" "$PID" refreeze; fi
     # the freezer can miss a busy process tree ("unable to freeze"): try again a few times
     i=0
     while [ "$STATUS" != paused ]; do
@@ -497,10 +501,8 @@ cmd_pause() {
     # an exec under way as Docker froze the container shows in its cgroup within moments: watch a
     # second and a half at least (Docker starts no new exec in a paused container)
     now_ms; left=$(( FROZEN_AT + 1500 - NOW )); [ $left -gt 0 ] && sleep "$(( left / 1000 )).$(printf '%03d' $(( left % 1000 )))"
-    rm -f "$flag"; wait "$watcher"
-    [ -s "$flag.out" ] && emit "note a command started through exec froze with the session; Berth let it start and froze the session again"
-    rm -f "$flag.out"
   fi
+  freeze_watch_stop "a command started through exec froze with the session; Berth let it start and froze the session again"
   stage durable
   emit "result {\"mode\":\"$mode\",\"image\":$(json_str "$image"),\"bytes\":\${size:-0},\"fallback\":$(json_str "$fallback")}"
 }
@@ -755,7 +757,6 @@ dispatch() {
     root-remove-checkpoint) cmd_root_remove_checkpoint "$@" ;;
     root-end-execs) cmd_root_end_execs "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
-    root-thaw) cmd_root_thaw "$@" ;;
     root-probe) cmd_root_probe "$@" ;;
     checkpoint-copy) cmd_checkpoint_copy "$@" ;;
     xfer-status) cmd_xfer_status "$@" ;;
