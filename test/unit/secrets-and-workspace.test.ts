@@ -7,7 +7,7 @@ import { extract } from 'tar-stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileSecretStore } from '../../src/main/core/secrets/secret-store'
 import { ownerFor, secretsArchive } from '../../src/main/core/secrets/secret-installer'
-import { parseStatus } from '../../src/main/core/workspace/workspace-save'
+import { parseStatus } from '../../src/main/core/workspace/workspace-scripts'
 
 const dirs: string[] = []
 afterEach(() => {

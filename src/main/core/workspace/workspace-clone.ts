@@ -1,35 +1,22 @@
 // A session's /workspace is a clone of the user's repository: DIR's main on a branch session/<id>.
 // The repository travels as a git bundle through an exec's stdin, so it works on any server.
-import { spawn } from 'node:child_process'
 import { isAbsolute, resolve } from 'node:path'
 import type Dockerode from 'dockerode'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { WorkspaceInfo } from '../../../shared/models'
 import { startExec } from '../sessions/exec'
-
-export function git(args: string[], cwd?: string, input?: Buffer): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
-  return new Promise((res) => {
-    const child = spawn('git', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (d: Buffer) => out.push(d))
-    child.stderr.on('data', (d: Buffer) => err.push(d))
-    child.on('error', (e) => res({ code: 127, stdout: Buffer.alloc(0), stderr: e.message }))
-    child.on('close', (code) => res({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }))
-    child.stdin.end(input)
-  })
-}
+import { git } from './host-git'
 
 /** Checks DIR is a git repository with a main branch and returns where the session starts from. */
 export async function readWorkspace(dir: string, sessionId: string): Promise<WorkspaceInfo> {
   const abs = isAbsolute(dir) ? dir : resolve(dir)
-  const r = await git(['-C', abs, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}'])
+  const r = await git(['-C', abs, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}'], { timeoutMs: 60_000, maxStdout: 256 })
   if (r.code !== 0) throw new BerthError('usage', `the workspace ${abs} is not a git repository with a main branch`)
   return { dir: abs, branch: `session/${sessionId}`, base: r.stdout.toString().trim() }
 }
 
 export async function cloneIntoSession(docker: Dockerode, containerId: string, ws: WorkspaceInfo): Promise<void> {
-  const bundle = await git(['-C', ws.dir, 'bundle', 'create', '-', 'main'])
+  const bundle = await git(['-C', ws.dir, 'bundle', 'create', '-', 'refs/heads/main'], { timeoutMs: 15 * 60_000 })
   if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}: ${oneSentence(bundle.stderr)}`)
   const script = [
     'set -e',

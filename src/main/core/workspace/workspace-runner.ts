@@ -1,24 +1,45 @@
 // Runs a script against a session's /workspace: inside the session when it runs, else inside a
 // short-lived helper container that mounts the session's workspace volume (a paused or failed
-// session still has its repository there). Git runs on the server, next to the files.
+// session still has its repository there). Git runs on the server, next to the files. What a
+// script answers is bounded here (its size, its time); the host trusts none of it.
+import { createWriteStream } from 'node:fs'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { containerName, KEEPALIVE, volumeName } from '../sessions/container-spec'
-import { startExec } from '../sessions/exec'
+import { startExec, type ExecHandle } from '../sessions/exec'
 import type { SessionRow } from '../store/sessions-repo'
 import { LABEL_HOLDER } from '../snapshots/snapshot-names'
 
 export interface ScriptResult {
   code: number | null
+  /** what the script printed, at most RunOptions.maxStdout bytes (never the bundle written to a file) */
   stdout: Buffer
+  /** the first STDERR_KEEP bytes of its error output, for messages only */
   stderr: string
 }
 
+export interface RunOptions {
+  /** fed to the script's stdin (a bundle from the host) */
+  input?: Buffer | undefined
+  /** values for the script (never spliced into it) */
+  env?: Record<string, string> | undefined
+  /** the whole run, from starting the exec to its last byte; the session may hang */
+  timeoutMs?: number | undefined
+  /** a session may print without end: past this many bytes the run fails */
+  maxStdout?: number | undefined
+  /** stdout goes to this file instead (a bundle), capped by maxStdout too */
+  stdoutTo?: string | undefined
+}
+
 export interface WorkspaceHandle {
-  /** runs `sh -c script` next to /workspace; env carries values (never spliced into the script) */
-  run(script: string, input?: Buffer, env?: Record<string, string>): Promise<ScriptResult>
+  /** runs `sh -c script` next to /workspace */
+  run(script: string, opts?: RunOptions): Promise<ScriptResult>
   close(): Promise<void>
 }
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000
+const DEFAULT_MAX_STDOUT = 1 << 20
+const STDERR_KEEP = 16 << 10
 
 export class WorkspaceRunner {
   constructor(private readonly homeId: string) {}
@@ -28,7 +49,7 @@ export class WorkspaceRunner {
     await engine.ready()
     if (row.state === 'running' && row.containerId) {
       const id = row.containerId
-      return { run: (script, input, env) => execScript(engine, id, script, input, env), close: async () => undefined }
+      return { run: (script, opts) => execScript(engine, id, script, opts), close: async () => undefined }
     }
     const image = await this.imageOf(engine, row)
     let helper
@@ -49,7 +70,7 @@ export class WorkspaceRunner {
     }
     const id = helper.id
     return {
-      run: (script, input, env) => execScript(engine, id, script, input, env),
+      run: (script, opts) => execScript(engine, id, script, opts),
       close: async () => void (await helper.remove({ force: true }).catch(() => undefined)),
     }
   }
@@ -64,17 +85,70 @@ export class WorkspaceRunner {
   }
 }
 
-async function execScript(engine: Engine, containerId: string, script: string, input?: Buffer, env?: Record<string, string>): Promise<ScriptResult> {
+/**
+ * Runs the script with everything the session could stretch bounded: its output (kept in memory or
+ * written to a file, up to maxStdout), its error output (the first 16 KiB), and the time it takes.
+ */
+async function execScript(engine: Engine, containerId: string, script: string, opts: RunOptions = {}): Promise<ScriptResult> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const maxStdout = opts.maxStdout ?? DEFAULT_MAX_STDOUT
   const out: Buffer[] = []
   const err: Buffer[] = []
-  const h = await startExec(engine.docker, containerId, { cmd: ['sh', '-c', script], stdin: input !== undefined, workingDir: '/workspace', env }, (fd, d) =>
-    (fd === 1 ? out : err).push(Buffer.from(d)),
-  )
-  if (input !== undefined) {
-    h.write(input)
-    h.end()
+  let outBytes = 0
+  let errBytes = 0
+  let handle: ExecHandle | undefined
+  let failed = false
+  let abort!: (e: BerthError) => void
+  const aborted = new Promise<never>((_res, rej) => (abort = rej))
+  aborted.catch(() => undefined)
+  const fail = (e: BerthError) => {
+    if (failed) return
+    failed = true
+    abort(e)
+    handle?.close()
   }
-  const { code, dropped } = await h.exit
-  if (dropped) throw new BerthError('unreachable', `lost the connection to ${engine.name} while working on the workspace; try again`)
-  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }
+  const file = opts.stdoutTo ? createWriteStream(opts.stdoutTo, { mode: 0o600 }) : undefined
+  const written = file ? new Promise<void>((res, rej) => file.on('finish', res).on('error', rej)) : Promise.resolve()
+  written.catch(() => undefined)
+  file?.on('error', (e) => fail(new BerthError('internal', `could not keep what the session sent: ${oneSentence(e.message)}`)))
+  const onData = (fd: 1 | 2, d: Buffer) => {
+    if (failed) return
+    if (fd === 2) {
+      if (errBytes < STDERR_KEEP) err.push(Buffer.from(d.subarray(0, STDERR_KEEP - errBytes)))
+      errBytes += d.length
+      return
+    }
+    outBytes += d.length
+    if (outBytes > maxStdout) {
+      return fail(new BerthError('refused', `the session wrote more than ${bytes(maxStdout)} where Berth expected ${file ? 'its bundle' : 'a short answer'}`))
+    }
+    if (!file) return void out.push(Buffer.from(d))
+    // the disk is the slower side: hold the session's output while the file catches up
+    if (!file.write(d)) {
+      handle?.pause()
+      file.once('drain', () => handle?.resume())
+    }
+  }
+  const timer = setTimeout(() => fail(new BerthError('unreachable', `the session did not finish its part within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+  try {
+    const started = startExec(engine.docker, containerId, { cmd: ['sh', '-c', script], stdin: opts.input !== undefined, workingDir: '/workspace', env: opts.env }, onData)
+    // an exec that starts after the deadline is closed as soon as it does
+    void started.then((h) => failed && h.close(), () => undefined)
+    handle = await Promise.race([started, aborted])
+    if (opts.input !== undefined) {
+      handle.write(opts.input)
+      handle.end()
+    }
+    const { code, dropped } = await Promise.race([handle.exit, aborted])
+    if (failed) await aborted
+    if (dropped) throw new BerthError('unreachable', `lost the connection to ${engine.name} while working on the workspace; try again`)
+    file?.end()
+    await Promise.race([written, aborted])
+    return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }
+  } finally {
+    clearTimeout(timer)
+    if (file && !file.writableFinished) file.destroy()
+  }
 }
+
+const bytes = (n: number) => (n >= 1 << 20 ? `${Math.round(n / (1 << 20))} MiB` : `${Math.round(n / 1024)} KiB`)

@@ -1,19 +1,19 @@
 // Save: the only verb that moves work out of a session. Everything in /workspace is committed on the
-// session branch, merged --no-ff into main, and main is written back to DIR with compare-and-swap:
-// if DIR's main moved since the session's base, the new main is merged into the session branch
-// first (a conflict is reported and nothing in DIR changes). Commits travel as git bundles through
-// exec streams, so it works the same for a session on the laptop or on a connected server.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// session branch inside the session; the branch comes to the host as a git bundle (session-bundle.ts),
+// and the host makes the --no-ff merge into main and writes DIR's main with compare-and-swap. If
+// DIR's main is not part of the branch (it moved since the session's base), DIR's main is first
+// merged into the session branch inside the session (a conflict is reported and nothing in DIR
+// changes), and the branch is fetched again. The session is never asked which commit is which: the
+// host only believes git in DIR. Bundles travel through exec streams, so it works the same for a
+// session on the laptop or on a connected server.
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { WorkspaceInfo } from '../../../shared/models'
-import type { Engine } from '../engines/engine'
 import type { SessionRow } from '../store/sessions-repo'
-import { git } from './workspace-clone'
-import type { ScriptResult } from './workspace-runner'
+import { HostRepo, oid } from './host-git'
+import { receiveBranch, saveRefs, type Run } from './session-bundle'
+import { COMMIT_SCRIPT, EXIT_CONFLICT, EXIT_OTHER_BRANCH, FOLLOW_SCRIPT, sessionLines, sessionText, SYNC_SCRIPT } from './workspace-scripts'
 
-export type Run = (script: string, input?: Buffer, env?: Record<string, string>) => Promise<ScriptResult>
+export type { Run }
 
 export interface SaveOutcome {
   commit: string
@@ -24,86 +24,30 @@ export interface SaveOutcome {
   files: string[]
 }
 
-const kv = (out: string): Record<string, string> =>
-  Object.fromEntries(
-    out
-      .split('\n')
-      .filter((l) => /^[a-z]+=/.test(l))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  )
-
-/** Git identity inside the session: its own config wins; else DIR's; else a Berth default. */
-const IDENTITY = `git config user.name >/dev/null || export GIT_AUTHOR_NAME="$BERTH_GIT_NAME" GIT_COMMITTER_NAME="$BERTH_GIT_NAME"
-git config user.email >/dev/null || export GIT_AUTHOR_EMAIL="$BERTH_GIT_EMAIL" GIT_COMMITTER_EMAIL="$BERTH_GIT_EMAIL"`
-
-const COMMIT_SCRIPT = `set -e
-cd /workspace
-${IDENTITY}
-head=$(git symbolic-ref -q HEAD || echo detached)
-if [ "$head" != "refs/heads/$BERTH_BRANCH" ]; then echo "head=$head"; exit 10; fi
-git add -A
-if git diff --cached --quiet; then echo committed=0; else git commit -q -m "$BERTH_MSG"; echo committed=1; fi
-echo "commit=$(git rev-parse HEAD)"
-echo "main=$(git rev-parse -q --verify refs/heads/main || echo none)"
-echo files:
-git diff --name-only "refs/heads/main...HEAD" 2>/dev/null || true`
-
-/** Brings DIR's main in (a bundle on stdin) and merges it into the session branch. */
-const SYNC_SCRIPT = `set -e
-cd /workspace
-${IDENTITY}
-T=$(mktemp /tmp/.berth-main.XXXXXX)
-cat > "$T"
-git fetch -q "$T" +refs/heads/main:refs/heads/main
-rm -f "$T"
-if git merge -q --no-edit -m "Merge main into $BERTH_BRANCH" refs/heads/main >/dev/null 2>&1; then
-  echo "commit=$(git rev-parse HEAD)"
-else
-  echo conflict:
-  git diff --name-only --diff-filter=U
-  git merge --abort || git reset -q --merge
-  exit 11
-fi`
-
-/** The --no-ff merge of the session branch into main, made without touching the working tree. */
-const MERGE_SCRIPT = `set -e
-cd /workspace
-${IDENTITY}
-S=$(git rev-parse "refs/heads/$BERTH_BRANCH")
-M=$(git rev-parse refs/heads/main)
-if git merge-base --is-ancestor "$S" "$M"; then echo merge=none; echo "main=$M"; exit 0; fi
-git merge-base --is-ancestor "$M" "$S" || { echo "main is not part of $BERTH_BRANCH" >&2; exit 12; }
-MERGE=$(git commit-tree "$S^{tree}" -p "$M" -p "$S" -m "$BERTH_MERGE_MSG")
-git update-ref refs/heads/main "$MERGE" "$M"
-echo "merge=$MERGE"
-echo "main=$MERGE"`
+const COMMIT_TIMEOUT_MS = 10 * 60_000
+const SYNC_TIMEOUT_MS = 10 * 60_000
+const FOLLOW_TIMEOUT_MS = 2 * 60_000
+/** the files list names at most this many (it is for people to read) */
+const MAX_FILES = 10_000
 
 /**
- * After a save the session branch moves to the merge (same tree, so no file changes): the session's
- * next work then builds on main, and the next save is again a plain --no-ff merge.
+ * Who makes the commits: DIR's git identity, else Berth's. `env` carries it to git on the host only
+ * where DIR's config has none (git would refuse to commit otherwise).
  */
-const FOLLOW_SCRIPT = `set -e
-cd /workspace
-git update-ref "refs/heads/$BERTH_BRANCH" "$BERTH_MERGE" "$BERTH_SESSION"`
-
-const BUNDLE_SCRIPT = `set -e
-cd /workspace
-git bundle create -q - refs/heads/main "^$BERTH_HAVE"`
-
-async function gitIdentity(dir: string): Promise<{ name: string; email: string }> {
-  const name = (await git(['-C', dir, 'config', 'user.name'])).stdout.toString().trim()
-  const email = (await git(['-C', dir, 'config', 'user.email'])).stdout.toString().trim()
-  return { name: name || 'Berth', email: email || 'berth@localhost' }
+async function gitIdentity(repo: HostRepo): Promise<{ name: string; email: string; env: Record<string, string> }> {
+  const name = await repo.config('user.name')
+  const email = await repo.config('user.email')
+  const who = { name: name || 'Berth', email: email || 'berth@localhost' }
+  const env: Record<string, string> = {}
+  if (!name) Object.assign(env, { GIT_AUTHOR_NAME: who.name, GIT_COMMITTER_NAME: who.name })
+  if (!email) Object.assign(env, { GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_EMAIL: who.email })
+  return { ...who, env }
 }
 
-async function dirMain(dir: string): Promise<string> {
-  const r = await git(['-C', dir, 'rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}'])
-  if (r.code !== 0) throw new BerthError('refused', `the workspace ${dir} has no main branch any more; nothing was saved`)
-  return r.stdout.toString().trim()
-}
-
-async function isAncestor(dir: string, a: string, b: string): Promise<boolean> {
-  return (await git(['-C', dir, 'merge-base', '--is-ancestor', a, b])).code === 0
+async function dirMain(repo: HostRepo): Promise<string> {
+  const main = await repo.commitOf('refs/heads/main')
+  if (!main) throw new BerthError('refused', `the workspace ${repo.dir} has no main branch any more; nothing was saved`)
+  return main
 }
 
 export async function saveWorkspace(opts: {
@@ -116,141 +60,151 @@ export async function saveWorkspace(opts: {
   stage: (stage: string, message: string) => void
 }): Promise<SaveOutcome> {
   const { row, ws, run } = opts
-  const who = await gitIdentity(ws.dir)
+  const repo = new HostRepo(ws.dir)
+  const refs = saveRefs(row.id)
+  const who = await gitIdentity(repo)
   const env = {
     BERTH_BRANCH: ws.branch,
     BERTH_MSG: opts.message ?? `Work from Berth session ${row.name}`,
-    BERTH_MERGE_MSG: `Merge branch '${ws.branch}'${opts.message ? `\n\n${opts.message}` : ''}`,
     BERTH_GIT_NAME: who.name,
     BERTH_GIT_EMAIL: who.email,
   }
   opts.stage('commit', `committing /workspace on ${ws.branch}`)
-  const committed = await run(COMMIT_SCRIPT, undefined, env)
-  const c = kv(committed.stdout.toString())
-  if (committed.code === 10) {
-    throw new BerthError('refused', `cannot save session ${row.name}: /workspace is on ${c.head ?? 'another branch'}, not ${ws.branch}; switch back to it first`)
+  const committed = await run(COMMIT_SCRIPT, { env, timeoutMs: COMMIT_TIMEOUT_MS, maxStdout: 64 << 10 })
+  if (committed.code === EXIT_OTHER_BRANCH) {
+    const head = sessionText(committed.stdout.toString().split('\n')[0] ?? '', 100) || 'another branch'
+    throw new BerthError('refused', `cannot save session ${row.name}: /workspace is on ${head}, not ${ws.branch}; switch back to it first`)
   }
-  if (committed.code !== 0) throw new BerthError('internal', `could not commit the workspace: ${oneSentence(committed.stderr || `exit ${committed.code}`)}`)
-  let commit = c.commit!
-  const files = committed.stdout.toString().split('\nfiles:\n')[1]?.split('\n').filter(Boolean) ?? []
-  let changed = c.committed === '1'
-  let mainMoved = false
+  if (committed.code !== 0) throw new BerthError('internal', `could not commit the workspace: ${sessionText(committed.stderr || `exit ${committed.code}`)}`)
 
-  // The container's main mirrors DIR's main as of the session's last sync (the clone or a save).
-  let containerMain = c.main!
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const main = await dirMain(ws.dir)
-    // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
-    if ((await hasCommit(ws.dir, commit)) && (await isAncestor(ws.dir, commit, main))) {
-      return { commit, merge: null, main, changed, mainMoved, files }
-    }
-    if (main !== containerMain) {
-      // DIR's main moved since the session's base: merge it into the session branch first.
-      mainMoved = true
-      if (!opts.live) {
-        throw new BerthError(
-          'refused',
-          `cannot save session ${row.name} while it is paused: ${ws.dir}'s main moved and merging it would change files under its paused processes; resume it and save again`,
-        )
+  let mainMoved = false
+  /** the main this save merged into the session branch, once it did */
+  let synced: string | null = null
+  try {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const main = await dirMain(repo)
+      opts.stage('fetch', `bringing ${ws.branch} to ${ws.dir}`)
+      const haves = [main, ...(ws.base !== main && (await repo.hasCommit(ws.base)) ? [ws.base] : [])]
+      const commit = await receiveBranch({ repo, run, branch: ws.branch, incoming: refs.incoming, haves })
+      // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
+      if (await repo.isAncestor(commit, main)) return { commit, merge: null, main, changed: synced !== null, mainMoved, files: [] }
+      if (!(await repo.isAncestor(main, commit))) {
+        if (synced === main) {
+          throw new BerthError('refused', `session ${row.name} did not merge ${ws.dir}'s main into ${ws.branch} as asked; nothing was saved`)
+        }
+        // DIR's main is not part of the branch: merge it into the session branch first.
+        if (!opts.live) {
+          throw new BerthError(
+            'refused',
+            `cannot save session ${row.name} while it is paused: ${ws.dir}'s main is not part of ${ws.branch} (it moved since the session started) and merging it would change files under its paused processes; resume it and save again`,
+          )
+        }
+        mainMoved = true
+        opts.stage('sync', `merging ${ws.dir}'s new main into ${ws.branch}`)
+        await syncMain(repo, run, { ...env, BERTH_REF: refs.outgoing }, { commit, main, outgoing: refs.outgoing, row, ws })
+        synced = main
+        continue
       }
-      opts.stage('sync', `merging ${ws.dir}'s new main into ${ws.branch}`)
-      const have = (await hasCommit(ws.dir, containerMain)) && (await isAncestor(ws.dir, containerMain, main)) ? containerMain : null
-      const bundle = await git(['-C', ws.dir, 'bundle', 'create', '-q', '-', 'refs/heads/main', ...(have ? [`^${have}`] : [])])
-      if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}: ${oneSentence(bundle.stderr)}`)
-      const synced = await run(SYNC_SCRIPT, bundle.stdout, env)
-      if (synced.code === 11) {
-        const conflicted = synced.stdout.toString().split('conflict:\n')[1]?.split('\n').filter(Boolean) ?? []
-        throw new BerthError(
-          'conflict',
-          `save refused: ${ws.dir}'s main moved since the session started and merging it into ${ws.branch} conflicts in ${conflicted.join(', ') || 'some files'}; nothing in ${ws.dir} was overwritten and ${ws.branch} keeps your work (resolve inside the session: git merge main, then save again)`,
-          { files: conflicted, branch: ws.branch, main },
-        )
-      }
-      if (synced.code !== 0) throw new BerthError('internal', `could not merge the new main: ${oneSentence(synced.stderr || `exit ${synced.code}`)}`)
-      commit = kv(synced.stdout.toString()).commit ?? commit
-      containerMain = main
-      changed = true
+      opts.stage('merge', `merging ${ws.branch} into main`)
+      const merge = await mergeCommit(repo, main, commit, `Merge branch '${ws.branch}'${opts.message ? `\n\n${opts.message}` : ''}\n`, who.env)
+      opts.stage('write', `writing main back to ${ws.dir}`)
+      const files = await changedFiles(repo, main, commit)
+      if ((await writeMain(repo, row.id, merge, main)) === 'moved') continue // someone moved DIR's main meanwhile: again
+      await follow(repo, run, { ...env, BERTH_REF: refs.outgoing, BERTH_MERGE: merge, BERTH_SESSION: commit }, { commit, merge, outgoing: refs.outgoing, ws })
+      return { commit, merge, main: merge, changed: true, mainMoved, files }
     }
-    opts.stage('merge', `merging ${ws.branch} into main`)
-    const merged = await run(MERGE_SCRIPT, undefined, env)
-    if (merged.code !== 0) throw new BerthError('internal', `could not merge ${ws.branch} into main: ${oneSentence(merged.stderr || `exit ${merged.code}`)}`)
-    const m = kv(merged.stdout.toString())
-    const merge = m.merge === 'none' ? null : m.merge!
-    const newMain = m.main!
-    if (!merge) return { commit, merge: null, main, changed, mainMoved, files }
-    opts.stage('write', `writing main back to ${ws.dir}`)
-    const bundle = await run(BUNDLE_SCRIPT, undefined, { ...env, BERTH_HAVE: main })
-    if (bundle.code !== 0) throw new BerthError('internal', `could not bundle the saved work: ${oneSentence(bundle.stderr || `exit ${bundle.code}`)}`)
-    const wrote = await writeBack(ws.dir, row.id, bundle.stdout, newMain, main)
-    if (wrote === 'moved') continue // someone moved DIR's main while we merged: merge again
-    const followed = await run(FOLLOW_SCRIPT, undefined, { ...env, BERTH_MERGE: merge, BERTH_SESSION: commit })
-    if (followed.code !== 0) throw new BerthError('internal', `saved, but could not move ${ws.branch} to the merge: ${oneSentence(followed.stderr || `exit ${followed.code}`)}`)
-    return { commit, merge, main: newMain, changed: true, mainMoved, files }
+    throw new BerthError('conflict', `save gave up: ${ws.dir}'s main kept moving while saving; try again`)
+  } finally {
+    await repo.setOwnRef(refs.incoming, null)
+    await repo.setOwnRef(refs.outgoing, null)
   }
-  throw new BerthError('conflict', `save gave up: ${ws.dir}'s main kept moving while saving; try again`)
 }
 
-async function hasCommit(dir: string, commit: string): Promise<boolean> {
-  return (await git(['-C', dir, 'cat-file', '-e', `${commit}^{commit}`])).code === 0
+/** Sends DIR's main (what the session lacks of it) and has the session merge it into its branch. */
+async function syncMain(
+  repo: HostRepo,
+  run: Run,
+  env: Record<string, string>,
+  at: { commit: string; main: string; outgoing: string; row: SessionRow; ws: WorkspaceInfo },
+): Promise<void> {
+  const { ws } = at
+  await repo.setOwnRef(at.outgoing, at.main)
+  const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 10 * 60_000 })
+  if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}'s main: ${oneSentence(bundle.stderr)}`)
+  const synced = await run(SYNC_SCRIPT, { input: bundle.stdout, env, timeoutMs: SYNC_TIMEOUT_MS, maxStdout: 256 << 10 })
+  if (synced.code === EXIT_CONFLICT) {
+    const conflicted = sessionLines(synced.stdout.toString())
+    throw new BerthError(
+      'conflict',
+      `save refused: ${ws.dir}'s main moved since the session started and merging it into ${ws.branch} conflicts in ${conflicted.join(', ') || 'some files'}; nothing in ${ws.dir} was overwritten and ${ws.branch} keeps your work (resolve inside the session: git merge main, then save again)`,
+      { files: conflicted, branch: ws.branch, main: at.main },
+    )
+  }
+  if (synced.code !== 0) throw new BerthError('internal', `could not merge ${ws.dir}'s main into ${ws.branch}: ${sessionText(synced.stderr || `exit ${synced.code}`)}; nothing was saved`)
+}
+
+/** The --no-ff merge of the session's commit into main, made in DIR without touching a working tree. */
+async function mergeCommit(repo: HostRepo, main: string, commit: string, message: string, identity: Record<string, string>): Promise<string> {
+  // main is part of commit, so the merge's tree is the commit's own
+  const tree = await repo.treeOf(commit)
+  const made = await repo.run(['commit-tree', '-p', oid(main, 'main'), '-p', oid(commit, 'the session commit'), '-F', '-', '--end-of-options', tree], {
+    input: Buffer.from(message),
+    env: identity,
+    maxStdout: 256,
+    timeoutMs: 60_000,
+  })
+  if (made.code !== 0) throw new BerthError('internal', `could not make the merge commit in ${repo.dir}: ${oneSentence(made.stderr)}`)
+  const merge = oid(made.stdout.toString().trim(), 'the merge commit')
+  // what is about to become main must build on the main it replaces, and hold the session's work
+  if (!(await repo.isAncestor(main, merge)) || !(await repo.isAncestor(commit, merge))) {
+    throw new BerthError('internal', `the merge made in ${repo.dir} does not descend from its main; nothing was saved`)
+  }
+  return merge
+}
+
+/** The files the session changed, by git in DIR (names may hold any byte but NUL). */
+async function changedFiles(repo: HostRepo, main: string, commit: string): Promise<string[]> {
+  const r = await repo.run(['diff', '--name-only', '-z', '--no-renames', '--end-of-options', oid(main, 'main'), oid(commit, 'the session commit')], { timeoutMs: 5 * 60_000, maxStdout: 64 << 20 })
+  if (r.code !== 0) return []
+  return r.stdout.toString('utf8').split('\0').filter(Boolean).slice(0, MAX_FILES)
 }
 
 /**
- * Fetches the bundle into DIR and moves main from `expected` to `next` only if it is still
- * `expected` (update-ref's compare-and-swap, or a fast-forward of the checked-out main that git
- * refuses when it would overwrite local changes).
+ * Moves DIR's main from `expected` to `next` only if it is still `expected` (update-ref's
+ * compare-and-swap, or a fast-forward of the checked-out main that git refuses when it would
+ * overwrite local changes). `next` descends from `expected`: main only ever moves forward.
  */
-async function writeBack(dir: string, sessionId: string, bundle: Buffer, next: string, expected: string): Promise<'ok' | 'moved'> {
-  const tmp = mkdtempSync(join(tmpdir(), 'berth-save-'))
-  const file = join(tmp, 'save.bundle')
-  const incoming = `refs/berth/incoming/${sessionId}`
-  try {
-    writeFileSync(file, bundle, { mode: 0o600 })
-    const fetched = await git(['-C', dir, 'fetch', '-q', file, `+refs/heads/main:${incoming}`])
-    if (fetched.code !== 0) throw new BerthError('internal', `could not bring the saved work into ${dir}: ${oneSentence(fetched.stderr)}`)
-    if ((await dirMain(dir)) !== expected) return 'moved'
-    const bare = (await git(['-C', dir, 'rev-parse', '--is-bare-repository'])).stdout.toString().trim() === 'true'
-    const head = (await git(['-C', dir, 'symbolic-ref', '-q', 'HEAD'])).stdout.toString().trim()
-    if (!bare && head === 'refs/heads/main') {
-      // main is checked out in DIR: fast-forward it with its working tree (git keeps local edits
-      // it does not have to touch, and refuses rather than overwrite the ones it would).
-      const ff = await git(['-C', dir, 'merge', '--ff-only', '-q', next])
-      if (ff.code !== 0) {
-        if ((await dirMain(dir)) !== expected) return 'moved'
-        throw new BerthError(
-          'refused',
-          `save refused: ${dir} has local changes that the saved work would overwrite (${oneSentence(ff.stderr)}); commit or stash them there and save again; nothing was overwritten`,
-        )
-      }
-      return 'ok'
-    }
-    const cas = await git(['-C', dir, 'update-ref', '-m', `berth save ${sessionId}`, 'refs/heads/main', next, expected])
-    if (cas.code !== 0) {
-      if ((await dirMain(dir)) !== expected) return 'moved'
-      throw new BerthError('internal', `could not move ${dir}'s main: ${oneSentence(cas.stderr)}`)
+async function writeMain(repo: HostRepo, sessionId: string, next: string, expected: string): Promise<'ok' | 'moved'> {
+  oid(next, 'the new main')
+  oid(expected, 'the expected main')
+  if ((await dirMain(repo)) !== expected) return 'moved'
+  if (!(await repo.isAncestor(expected, next))) throw new BerthError('internal', `the new main does not descend from ${repo.dir}'s main; nothing was saved`)
+  if (!(await repo.isBare()) && (await repo.headRef()) === 'refs/heads/main') {
+    // main is checked out in DIR: fast-forward it with its working tree (git keeps local edits
+    // it does not have to touch, and refuses rather than overwrite the ones it would).
+    const ff = await repo.run(['merge', '--ff-only', '-q', '--end-of-options', next], { timeoutMs: 10 * 60_000, maxStdout: 1 << 20 })
+    if (ff.code !== 0) {
+      if ((await dirMain(repo)) !== expected) return 'moved'
+      throw new BerthError(
+        'refused',
+        `save refused: ${repo.dir} has local changes that the saved work would overwrite (${oneSentence(ff.stderr)}); commit or stash them there and save again; nothing was overwritten`,
+      )
     }
     return 'ok'
-  } finally {
-    await git(['-C', dir, 'update-ref', '-d', incoming])
-    rmSync(tmp, { recursive: true, force: true })
   }
+  const cas = await repo.run(['update-ref', '-m', `berth save ${sessionId}`, '--end-of-options', 'refs/heads/main', next, expected], { timeoutMs: 60_000, maxStdout: 0 })
+  if (cas.code !== 0) {
+    if ((await dirMain(repo)) !== expected) return 'moved'
+    throw new BerthError('internal', `could not move ${repo.dir}'s main: ${oneSentence(cas.stderr)}`)
+  }
+  return 'ok'
 }
 
-export const STATUS_SCRIPT = `cd /workspace || exit 3
-echo "head=$(git symbolic-ref -q --short HEAD || echo detached)"
-echo changes:
-git status --porcelain=v1 --untracked-files=all
-echo commits:
-git log --branches --not refs/heads/main --format='%h %s' --
-echo end:`
-
-export interface StatusOutcome {
-  changes: string[]
-  unsavedCommits: string[]
+/** The session's main becomes DIR's new main, and its branch moves to the merge. */
+async function follow(repo: HostRepo, run: Run, env: Record<string, string>, at: { commit: string; merge: string; outgoing: string; ws: WorkspaceInfo }): Promise<void> {
+  await repo.setOwnRef(at.outgoing, at.merge)
+  const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 5 * 60_000 })
+  if (bundle.code !== 0) throw new BerthError('internal', `saved, but could not bundle the merge for the session: ${oneSentence(bundle.stderr)}`)
+  const followed = await run(FOLLOW_SCRIPT, { input: bundle.stdout, env, timeoutMs: FOLLOW_TIMEOUT_MS, maxStdout: 64 << 10 })
+  if (followed.code !== 0) throw new BerthError('internal', `saved, but could not move ${at.ws.branch} to the merge: ${sessionText(followed.stderr || `exit ${followed.code}`)}`)
 }
-
-export function parseStatus(out: string): StatusOutcome {
-  const between = (a: string, b: string) => out.split(`${a}\n`)[1]?.split(`${b}\n`)[0]?.split('\n').filter(Boolean) ?? []
-  return { changes: between('changes:', 'commits:'), unsavedCommits: between('commits:', 'end:') }
-}
-
-export type { Engine }

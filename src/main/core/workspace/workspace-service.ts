@@ -11,7 +11,8 @@ import type { Db } from '../store/database'
 import { nowIso } from '../store/database'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
 import type { CoreBus } from '../bus'
-import { parseStatus, saveWorkspace, STATUS_SCRIPT } from './workspace-save'
+import { saveWorkspace } from './workspace-save'
+import { parseStatus, STATUS_SCRIPT } from './workspace-scripts'
 import { WorkspaceRunner } from './workspace-runner'
 
 type Save = z.infer<typeof SaveResult>
@@ -104,7 +105,7 @@ export class WorkspaceService {
     const place = await this.runner.open(engine, row)
     let out
     try {
-      out = await place.run(STATUS_SCRIPT)
+      out = await place.run(STATUS_SCRIPT, { timeoutMs: 2 * 60_000, maxStdout: 16 << 20 })
     } finally {
       await place.close()
     }
