@@ -32,10 +32,13 @@ export function saveRefs(sessionId: string): { incoming: string; outgoing: strin
 export async function receiveBranch(opts: {
   repo: HostRepo
   run: Run
+  /** the session's name, for messages */
+  name: string
   branch: string
   incoming: string
   haves: string[]
   maxBytes?: number | undefined
+  timeoutMs?: number | undefined
 }): Promise<string> {
   const { repo, branch, incoming } = opts
   if (!SESSION_BRANCH.test(branch)) throw new BerthError('internal', `not a session branch: ${branch}`)
@@ -47,24 +50,30 @@ export async function receiveBranch(opts: {
       env: { BERTH_BRANCH: branch, BERTH_HAVES: haves.join(' ') },
       stdoutTo: file,
       maxStdout: opts.maxBytes ?? MAX_BUNDLE_BYTES,
-      timeoutMs: BUNDLE_TIMEOUT_MS,
+      timeoutMs: opts.timeoutMs ?? BUNDLE_TIMEOUT_MS,
     })
-    if (made.code !== 0) throw new BerthError('internal', `could not bundle ${branch} in the session: ${sessionText(made.stderr || `exit ${made.code}`)}; nothing was saved`)
+    if (made.code !== 0) throw new BerthError('internal', `could not bundle ${branch} in session ${opts.name}: ${sessionText(made.stderr || `exit ${made.code}`)}; nothing was saved`)
     const verified = await repo.run(['bundle', 'verify', '-q', '--end-of-options', file], { maxStdout: 64 << 10, timeoutMs: VERIFY_TIMEOUT_MS })
     if (verified.code !== 0) {
-      throw new BerthError('refused', `the session sent something git does not accept as a bundle of ${branch} (${sessionText(verified.stderr.split(file).join('the bundle') || 'no answer', 160)}); nothing was saved`)
+      throw new BerthError('refused', `session ${opts.name} sent something git does not accept as a bundle of ${branch} (${gitSaid(verified.stderr, file)}); nothing was saved`)
     }
     const fetched = await repo.run(
       ['-c', 'fetch.fsckObjects=true', '-c', 'transfer.fsckObjects=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-auto-gc', '--end-of-options', file, `+refs/heads/${branch}:${incoming}`],
       { maxStdout: 64 << 10, timeoutMs: VERIFY_TIMEOUT_MS },
     )
     if (fetched.code !== 0) {
-      throw new BerthError('refused', `git in ${repo.dir} refused the session's bundle of ${branch} (${sessionText(oneSentence(fetched.stderr.split(file).join('the bundle') || 'no answer'), 160)}); nothing was saved`)
+      throw new BerthError('refused', `git in ${repo.dir} refused the bundle of ${branch} that session ${opts.name} sent (${gitSaid(fetched.stderr, file)}); nothing was saved`)
     }
     const commit = await repo.commitOf(incoming)
-    if (!commit) throw new BerthError('refused', `the session's bundle holds no commit for ${branch}; nothing was saved`)
+    if (!commit) throw new BerthError('refused', `the bundle session ${opts.name} sent holds no commit for ${branch}; nothing was saved`)
     return commit
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+/** Git's first line about the bundle, without its private path or git's "error:" prefix. */
+function gitSaid(stderr: string, file: string): string {
+  const said = oneSentence(stderr.split(file).join('the bundle') || 'no answer').replace(/^(?:error|fatal): /, '')
+  return sessionText(said, 160)
 }

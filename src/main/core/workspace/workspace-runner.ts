@@ -49,7 +49,7 @@ export class WorkspaceRunner {
     await engine.ready()
     if (row.state === 'running' && row.containerId) {
       const id = row.containerId
-      return { run: (script, opts) => execScript(engine, id, script, opts), close: async () => undefined }
+      return { run: (script, opts) => execScript(engine, id, row.name, script, opts), close: async () => undefined }
     }
     const image = await this.imageOf(engine, row)
     let helper
@@ -70,7 +70,7 @@ export class WorkspaceRunner {
     }
     const id = helper.id
     return {
-      run: (script, opts) => execScript(engine, id, script, opts),
+      run: (script, opts) => execScript(engine, id, row.name, script, opts),
       close: async () => void (await helper.remove({ force: true }).catch(() => undefined)),
     }
   }
@@ -89,7 +89,7 @@ export class WorkspaceRunner {
  * Runs the script with everything the session could stretch bounded: its output (kept in memory or
  * written to a file, up to maxStdout), its error output (the first 16 KiB), and the time it takes.
  */
-async function execScript(engine: Engine, containerId: string, script: string, opts: RunOptions = {}): Promise<ScriptResult> {
+async function execScript(engine: Engine, containerId: string, name: string, script: string, opts: RunOptions = {}): Promise<ScriptResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const maxStdout = opts.maxStdout ?? DEFAULT_MAX_STDOUT
   const out: Buffer[] = []
@@ -110,7 +110,7 @@ async function execScript(engine: Engine, containerId: string, script: string, o
   const file = opts.stdoutTo ? createWriteStream(opts.stdoutTo, { mode: 0o600 }) : undefined
   const written = file ? new Promise<void>((res, rej) => file.on('finish', res).on('error', rej)) : Promise.resolve()
   written.catch(() => undefined)
-  file?.on('error', (e) => fail(new BerthError('internal', `could not keep what the session sent: ${oneSentence(e.message)}`)))
+  file?.on('error', (e) => fail(new BerthError('internal', `could not keep what session ${name} sent: ${oneSentence(e.message)}`)))
   const onData = (fd: 1 | 2, d: Buffer) => {
     if (failed) return
     if (fd === 2) {
@@ -120,7 +120,7 @@ async function execScript(engine: Engine, containerId: string, script: string, o
     }
     outBytes += d.length
     if (outBytes > maxStdout) {
-      return fail(new BerthError('refused', `the session wrote more than ${bytes(maxStdout)} where Berth expected ${file ? 'its bundle' : 'a short answer'}`))
+      return fail(new BerthError('refused', `session ${name} wrote more than ${bytes(maxStdout)} where Berth expected ${file ? 'a bundle' : 'a short answer'}; Berth took nothing from it`))
     }
     if (!file) return void out.push(Buffer.from(d))
     // the disk is the slower side: hold the session's output while the file catches up
@@ -129,7 +129,7 @@ async function execScript(engine: Engine, containerId: string, script: string, o
       file.once('drain', () => handle?.resume())
     }
   }
-  const timer = setTimeout(() => fail(new BerthError('unreachable', `the session did not finish its part within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+  const timer = setTimeout(() => fail(new BerthError('unreachable', `session ${name} did not finish its part of the work on /workspace within ${Math.round(timeoutMs / 1000)} s; Berth took nothing from it`)), timeoutMs)
   try {
     const started = startExec(engine.docker, containerId, { cmd: ['sh', '-c', script], stdin: opts.input !== undefined, workingDir: '/workspace', env: opts.env }, onData)
     // an exec that starts after the deadline is closed as soon as it does

@@ -10,7 +10,7 @@ import { BerthError, oneSentence } from '../../../shared/errors'
 import type { WorkspaceInfo } from '../../../shared/models'
 import type { SessionRow } from '../store/sessions-repo'
 import { HostRepo, oid } from './host-git'
-import { receiveBranch, saveRefs, type Run } from './session-bundle'
+import { MAX_BUNDLE_BYTES, receiveBranch, saveRefs, type Run } from './session-bundle'
 import { COMMIT_SCRIPT, EXIT_CONFLICT, EXIT_OTHER_BRANCH, FOLLOW_SCRIPT, sessionLines, sessionText, SYNC_SCRIPT } from './workspace-scripts'
 
 export type { Run }
@@ -24,9 +24,16 @@ export interface SaveOutcome {
   files: string[]
 }
 
-const COMMIT_TIMEOUT_MS = 10 * 60_000
-const SYNC_TIMEOUT_MS = 10 * 60_000
-const FOLLOW_TIMEOUT_MS = 2 * 60_000
+/** How long each step in the session may take, and how much it may send. */
+export interface SaveLimits {
+  commitMs: number
+  bundleMs: number
+  syncMs: number
+  followMs: number
+  maxBundleBytes: number
+}
+
+export const SAVE_LIMITS: SaveLimits = { commitMs: 10 * 60_000, bundleMs: 15 * 60_000, syncMs: 10 * 60_000, followMs: 2 * 60_000, maxBundleBytes: MAX_BUNDLE_BYTES }
 /** the files list names at most this many (it is for people to read) */
 const MAX_FILES = 10_000
 
@@ -58,8 +65,10 @@ export async function saveWorkspace(opts: {
   /** may the working tree change (merging a moved main)? not under a paused session's processes */
   live: boolean
   stage: (stage: string, message: string) => void
+  limits?: Partial<SaveLimits> | undefined
 }): Promise<SaveOutcome> {
   const { row, ws, run } = opts
+  const limits = { ...SAVE_LIMITS, ...opts.limits }
   const repo = new HostRepo(ws.dir)
   const refs = saveRefs(row.id)
   const who = await gitIdentity(repo)
@@ -70,7 +79,7 @@ export async function saveWorkspace(opts: {
     BERTH_GIT_EMAIL: who.email,
   }
   opts.stage('commit', `committing /workspace on ${ws.branch}`)
-  const committed = await run(COMMIT_SCRIPT, { env, timeoutMs: COMMIT_TIMEOUT_MS, maxStdout: 64 << 10 })
+  const committed = await run(COMMIT_SCRIPT, { env, timeoutMs: limits.commitMs, maxStdout: 64 << 10 })
   if (committed.code === EXIT_OTHER_BRANCH) {
     const head = sessionText(committed.stdout.toString().split('\n')[0] ?? '', 100) || 'another branch'
     throw new BerthError('refused', `cannot save session ${row.name}: /workspace is on ${head}, not ${ws.branch}; switch back to it first`)
@@ -85,7 +94,7 @@ export async function saveWorkspace(opts: {
       const main = await dirMain(repo)
       opts.stage('fetch', `bringing ${ws.branch} to ${ws.dir}`)
       const haves = [main, ...(ws.base !== main && (await repo.hasCommit(ws.base)) ? [ws.base] : [])]
-      const commit = await receiveBranch({ repo, run, branch: ws.branch, incoming: refs.incoming, haves })
+      const commit = await receiveBranch({ repo, run, name: row.name, branch: ws.branch, incoming: refs.incoming, haves, maxBytes: limits.maxBundleBytes, timeoutMs: limits.bundleMs })
       // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
       if (await repo.isAncestor(commit, main)) return { commit, merge: null, main, changed: synced !== null, mainMoved, files: [] }
       if (!(await repo.isAncestor(main, commit))) {
@@ -101,7 +110,7 @@ export async function saveWorkspace(opts: {
         }
         mainMoved = true
         opts.stage('sync', `merging ${ws.dir}'s new main into ${ws.branch}`)
-        await syncMain(repo, run, { ...env, BERTH_REF: refs.outgoing }, { commit, main, outgoing: refs.outgoing, row, ws })
+        await syncMain(repo, run, { ...env, BERTH_REF: refs.outgoing }, { commit, main, outgoing: refs.outgoing, row, ws, timeoutMs: limits.syncMs })
         synced = main
         continue
       }
@@ -110,7 +119,7 @@ export async function saveWorkspace(opts: {
       opts.stage('write', `writing main back to ${ws.dir}`)
       const files = await changedFiles(repo, main, commit)
       if ((await writeMain(repo, row.id, merge, main)) === 'moved') continue // someone moved DIR's main meanwhile: again
-      await follow(repo, run, { ...env, BERTH_REF: refs.outgoing, BERTH_MERGE: merge, BERTH_SESSION: commit }, { commit, merge, outgoing: refs.outgoing, ws })
+      await follow(repo, run, { ...env, BERTH_REF: refs.outgoing, BERTH_MERGE: merge, BERTH_SESSION: commit }, { commit, merge, outgoing: refs.outgoing, ws, timeoutMs: limits.followMs })
       return { commit, merge, main: merge, changed: true, mainMoved, files }
     }
     throw new BerthError('conflict', `save gave up: ${ws.dir}'s main kept moving while saving; try again`)
@@ -125,13 +134,13 @@ async function syncMain(
   repo: HostRepo,
   run: Run,
   env: Record<string, string>,
-  at: { commit: string; main: string; outgoing: string; row: SessionRow; ws: WorkspaceInfo },
+  at: { commit: string; main: string; outgoing: string; row: SessionRow; ws: WorkspaceInfo; timeoutMs: number },
 ): Promise<void> {
   const { ws } = at
   await repo.setOwnRef(at.outgoing, at.main)
   const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 10 * 60_000 })
   if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}'s main: ${oneSentence(bundle.stderr)}`)
-  const synced = await run(SYNC_SCRIPT, { input: bundle.stdout, env, timeoutMs: SYNC_TIMEOUT_MS, maxStdout: 256 << 10 })
+  const synced = await run(SYNC_SCRIPT, { input: bundle.stdout, env, timeoutMs: at.timeoutMs, maxStdout: 256 << 10 })
   if (synced.code === EXIT_CONFLICT) {
     const conflicted = sessionLines(synced.stdout.toString())
     throw new BerthError(
@@ -140,7 +149,7 @@ async function syncMain(
       { files: conflicted, branch: ws.branch, main: at.main },
     )
   }
-  if (synced.code !== 0) throw new BerthError('internal', `could not merge ${ws.dir}'s main into ${ws.branch}: ${sessionText(synced.stderr || `exit ${synced.code}`)}; nothing was saved`)
+  if (synced.code !== 0) throw new BerthError('refused', `could not merge ${ws.dir}'s main into ${ws.branch}: ${sessionText(synced.stderr || `exit ${synced.code}`)}; nothing was saved`)
 }
 
 /** The --no-ff merge of the session's commit into main, made in DIR without touching a working tree. */
@@ -201,10 +210,10 @@ async function writeMain(repo: HostRepo, sessionId: string, next: string, expect
 }
 
 /** The session's main becomes DIR's new main, and its branch moves to the merge. */
-async function follow(repo: HostRepo, run: Run, env: Record<string, string>, at: { commit: string; merge: string; outgoing: string; ws: WorkspaceInfo }): Promise<void> {
+async function follow(repo: HostRepo, run: Run, env: Record<string, string>, at: { commit: string; merge: string; outgoing: string; ws: WorkspaceInfo; timeoutMs: number }): Promise<void> {
   await repo.setOwnRef(at.outgoing, at.merge)
   const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 5 * 60_000 })
   if (bundle.code !== 0) throw new BerthError('internal', `saved, but could not bundle the merge for the session: ${oneSentence(bundle.stderr)}`)
-  const followed = await run(FOLLOW_SCRIPT, { input: bundle.stdout, env, timeoutMs: FOLLOW_TIMEOUT_MS, maxStdout: 64 << 10 })
+  const followed = await run(FOLLOW_SCRIPT, { input: bundle.stdout, env, timeoutMs: at.timeoutMs, maxStdout: 64 << 10 })
   if (followed.code !== 0) throw new BerthError('internal', `saved, but could not move ${at.ws.branch} to the merge: ${sessionText(followed.stderr || `exit ${followed.code}`)}`)
 }

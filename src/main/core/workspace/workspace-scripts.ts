@@ -84,7 +84,6 @@ export function parseStatus(out: string): StatusOutcome {
 
 /** Text a session printed, fit for a message: printable, one line, short. */
 export function sessionText(s: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
   const clean = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim()
   return clean.length > max ? `${clean.slice(0, max)}...` : clean
 }
