@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, until } from '../support/berth'
 import { SshUser } from '../support/ssh-user'
 import { testHost } from '../support/testhost'
-import { PERL_WEB, previewGet } from '../support/preview-web'
+import { PERL_WEB, previewGet, previewHost } from '../support/preview-web'
 
 describe('the same ssh line and preview address when the container is replaced or moves', () => {
   const berth = new BerthHome('moves')
@@ -25,6 +25,9 @@ describe('the same ssh line and preview address when the container is replaced o
     user.cleanup()
   })
 
+  /** the preview address each session had first: it must never change */
+  const firstHost = new Map<string, string>()
+
   /** Starts the page server in the session unless it already answers (processes started over exec end with a pause). */
   async function serve(route: string, text: string): Promise<void> {
     writeFileSync(join(user.home, 'web.pl'), PERL_WEB)
@@ -36,8 +39,11 @@ describe('the same ssh line and preview address when the container is replaced o
     const stopOld = `old=$(cat /tmp/web.pid 2>/dev/null); if [ -n "$old" ] && ${isServer}; then kill $old; i=0; while [ $i -lt 30 ] && ${isServer}; do sleep 0.1; i=$((i+1)); done; fi`
     const started = await user.ssh(port, route, `${stopOld}; nohup perl /tmp/web.pl 3000 "${text}" >/dev/null 2>&1 & echo $! > /tmp/web.pid`)
     expect(started.code).toBe(0)
+    const host = await previewHost(berth, route, 3000)
+    expect(host).toBe(firstHost.get(route) ?? host)
+    firstHost.set(route, host)
     await until(async () => {
-      const page = await previewGet(previewPort, `${route}-3000.localhost:${previewPort}`)
+      const page = await previewGet(previewPort, host)
       if (!page.body.includes(text)) throw new Error(`the preview answered ${page.status}: ${page.body.slice(0, 200)}`)
       return true
     }, `the page "${text}"`, 30_000)

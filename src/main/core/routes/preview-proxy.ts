@@ -1,8 +1,9 @@
-// Preview addresses: http://<route>-<port>.localhost:<previewPort>/ reaches a web server listening
-// on <port> inside the session, wherever it runs now (HTTP and WebSocket upgrades). Each request
-// resolves the route again, so a bookmarked link keeps working after pause, resume, restart and a
-// move. The Host header must name a route: a page that rebinds some other name to 127.0.0.1 gets
-// nothing.
+// Preview addresses: http://<route>-<port>-<key>.localhost:<previewPort>/ reaches a web server
+// listening on <port> inside the session (on any of its addresses, its own 127.0.0.1 included),
+// wherever it runs now (HTTP and WebSocket upgrades). Each request resolves the route again, so a
+// bookmarked link keeps working after pause, resume, restart and a move. Who may use an address is
+// preview-access.ts's business: a request it refuses, or whose key is wrong, gets the one refusal
+// and reaches nothing (no lookup of the session beyond its key, no resume, no activity).
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { BerthError } from '../../../shared/errors'
@@ -10,20 +11,9 @@ import type { Engine } from '../engines/engine'
 import type { ActivityTap } from './activity'
 import type { ContainerPorts } from './container-ports'
 import { listenOnFreePort } from './free-port'
+import { parsePreviewHost, REFUSAL_BODY, REFUSAL_HEADERS, REFUSAL_STATUS, requestAllowed } from './preview-access'
+import type { PreviewSecrets } from './preview-secrets'
 import type { RouteTable } from './route-table'
-
-const HOST = /^([a-z]+-[a-z]+-\d{2})-(\d{1,5})\.localhost\.?(?::\d+)?$/
-
-export function previewUrl(route: string, port: number, previewPort: number): string {
-  return `http://${route}-${port}.localhost:${previewPort}/`
-}
-
-export function parsePreviewHost(host: string | undefined): { route: string; port: number } | undefined {
-  const m = HOST.exec((host ?? '').toLowerCase())
-  if (!m) return undefined
-  const port = Number(m[2])
-  return port >= 1 && port <= 65535 ? { route: m[1]!, port } : undefined
-}
 
 // hop-by-hop headers are the proxy's own business (RFC 9110 7.6.1)
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
@@ -35,6 +25,7 @@ interface Target {
 
 export interface PreviewDeps {
   routes: RouteTable
+  secrets: PreviewSecrets
   ports: ContainerPorts
   activity: ActivityTap
   log: (message: string) => void
@@ -122,18 +113,25 @@ export class PreviewProxy {
     return agent
   }
 
-  /** Where a request goes, or a refusal answered with a status and one sentence. */
-  private async target(req: IncomingMessage): Promise<Target & { port: number; route: string } | { status: number; message: string }> {
-    const parsed = parsePreviewHost(req.headers.host)
-    if (!parsed) {
-      return { status: 404, message: `Berth previews live at http://<route>-<port>.localhost:${this.boundPort}/ (see berth session show)` }
-    }
-    const row = this.deps.routes.lookup(parsed.route)
-    if (!row) return { status: 404, message: `no session has the route ${parsed.route}` }
+  /**
+   * The session a request may reach: its Host names a preview address whose key is right, and the
+   * browser says it is the user's or the preview's own. Undefined means the one refusal.
+   */
+  private authorise(req: IncomingMessage): { sessionId: string; port: number; route: string } | undefined {
+    const addr = parsePreviewHost(req.headers.host, this.boundPort)
+    if (!addr || !requestAllowed(req, addr, this.boundPort)) return undefined
+    const sessionId = this.deps.secrets.verify(addr.route, addr.secret)
+    return sessionId ? { sessionId, port: addr.port, route: addr.route } : undefined
+  }
+
+  /** Where an authorised request goes, or an answer with a status and one sentence. */
+  private async target(req: IncomingMessage): Promise<Target & { port: number; route: string } | { status: number; message: string } | 'refused'> {
+    const who = this.authorise(req)
+    if (!who) return 'refused'
     try {
-      const reached = await this.deps.routes.reach(row.id)
-      this.deps.activity.touch(row.id, 'preview')
-      return { sessionId: row.id, port: parsed.port, route: parsed.route, agent: this.agentFor(reached.engine, reached.containerId, parsed.port) }
+      const reached = await this.deps.routes.reach(who.sessionId)
+      this.deps.activity.touch(who.sessionId, 'preview')
+      return { sessionId: who.sessionId, port: who.port, route: who.route, agent: this.agentFor(reached.engine, reached.containerId, who.port) }
     } catch (e) {
       const message = e instanceof BerthError ? e.message : (e as Error).message
       const status = e instanceof BerthError && e.code === 'refused' && message.startsWith('session finished') ? 410 : 503
@@ -145,6 +143,7 @@ export class PreviewProxy {
     req.on('error', () => undefined)
     res.on('error', () => undefined)
     const t = await this.target(req)
+    if (t === 'refused') return refuse(res)
     if ('status' in t) return answer(res, t.status, t.message)
     const upstream = http.request({
       agent: t.agent,
@@ -157,6 +156,8 @@ export class PreviewProxy {
       this.deps.activity.touch(t.sessionId, 'preview')
       const headers: Record<string, string | string[]> = {}
       for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v
+      // the address is the key: pages of the preview do not hand it to other sites in Referer
+      headers['referrer-policy'] ??= 'same-origin'
       res.writeHead(up.statusCode ?? 502, up.statusMessage, headers)
       up.pipe(res)
       up.on('error', () => res.destroy())
@@ -174,6 +175,7 @@ export class PreviewProxy {
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => undefined)
     const t = await this.target(req)
+    if (t === 'refused') return void socket.end(REFUSAL_RAW)
     if ('status' in t) {
       socket.end(`HTTP/1.1 ${t.status} ${http.STATUS_CODES[t.status] ?? ''}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${t.message}\n`)
       return
@@ -220,6 +222,20 @@ function forwardHeaders(req: IncomingMessage): Record<string, string | string[]>
   if (req.headers.host) out['x-forwarded-host'] = req.headers.host
   return out
 }
+
+/** The one refusal, as the same bytes on every path (a page must not tell one reason from another). */
+function refuse(res: ServerResponse): void {
+  if (res.headersSent || res.destroyed) return void res.destroy()
+  res.writeHead(REFUSAL_STATUS, REFUSAL_HEADERS)
+  res.end(REFUSAL_BODY)
+}
+
+const REFUSAL_RAW =
+  `HTTP/1.1 ${REFUSAL_STATUS} ${http.STATUS_CODES[REFUSAL_STATUS]}\r\n` +
+  Object.entries(REFUSAL_HEADERS)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('') +
+  `connection: close\r\n\r\n${REFUSAL_BODY}`
 
 function answer(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent || res.destroyed) return void res.destroy()

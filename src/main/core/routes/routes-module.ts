@@ -16,7 +16,9 @@ import { AuthorizedKeys } from './authorized-keys'
 import { ContainerPorts } from './container-ports'
 import { loadOrCreateHostKey, routesDir, type GatewayHostKey } from './host-key'
 import { listeningPorts } from './listening-ports'
-import { PreviewProxy, previewUrl } from './preview-proxy'
+import { previewUrl } from './preview-access'
+import { PreviewProxy } from './preview-proxy'
+import { PreviewSecrets } from './preview-secrets'
 import { RouteTable } from './route-table'
 import { hostAlias, includeLine, renderSshConfig, sshLine, writeAtomically } from './ssh-config'
 import { SshGateway, type GatewayLimits } from './ssh-gateway'
@@ -39,6 +41,7 @@ export class RoutesModule implements CoreModule {
   readonly gateway: SshGateway
   readonly preview: PreviewProxy
   readonly keys: AuthorizedKeys
+  readonly previewSecrets: PreviewSecrets
   private readonly hostKey: GatewayHostKey
   private readonly ports = new ContainerPorts()
   private readonly dir: string
@@ -78,7 +81,8 @@ export class RoutesModule implements CoreModule {
       log,
       limits,
     })
-    this.preview = new PreviewProxy({ routes: this.table, ports: this.ports, activity, log })
+    this.previewSecrets = new PreviewSecrets(core.db)
+    this.preview = new PreviewProxy({ routes: this.table, secrets: this.previewSecrets, ports: this.ports, activity, log })
     core.sessions.decorate(() => {
       const gatewayPort = this.gatewayPort()
       const previewPort = this.previewPort()
@@ -163,7 +167,7 @@ export class RoutesModule implements CoreModule {
         this.requested.preview = s.previewPort
         try {
           const port = await this.preview.listen(s.previewPort)
-          log(`previews at http://<route>-<port>.localhost:${port}/${port !== s.previewPort ? ` (${s.previewPort} was taken)` : ''}`)
+          log(`previews at http://<route>-<port>-<key>.localhost:${port}/${port !== s.previewPort ? ` (${s.previewPort} was taken)` : ''}`)
         } catch (e) {
           log(`preview proxy could not listen: ${(e as Error).message}`)
         }
@@ -205,7 +209,12 @@ export class RoutesModule implements CoreModule {
     const cached = this.previews.get(row.id)
     const ports = row.state === 'running' && cached && cached.containerId === row.containerId ? cached.ports : []
     model.sshLine = sshLine(row.route, gatewayPort, HOST)
-    model.previews = ports.map((port) => ({ port, url: previewUrl(row.route, port, previewPort) }))
+    if (ports.length === 0) {
+      model.previews = []
+      return
+    }
+    const secret = this.previewSecrets.of(row)
+    model.previews = ports.map((port) => ({ port, url: previewUrl(row.route, port, secret, previewPort) }))
   }
 
   /** Reads the ports a running session listens on (bounded in time: a slow server shows the last known list). */

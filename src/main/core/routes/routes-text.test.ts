@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseListeningPorts } from './listening-ports'
-import { parsePreviewHost, previewUrl } from './preview-proxy'
 import { includeLine, renderSshConfig, sshLine } from './ssh-config'
 import { parsePublicKey } from './authorized-keys'
 import { Settings } from '../../../shared/settings'
-
-describe('preview addresses', () => {
-  it('name a route and a port under .localhost, and nothing else', () => {
-    expect(previewUrl('calm-otter-42', 3000, 8022)).toBe('http://calm-otter-42-3000.localhost:8022/')
-    expect(parsePreviewHost('calm-otter-42-3000.localhost:8022')).toEqual({ route: 'calm-otter-42', port: 3000 })
-    expect(parsePreviewHost('Calm-Otter-42-80.LOCALHOST')).toEqual({ route: 'calm-otter-42', port: 80 })
-    for (const bad of [undefined, '', 'localhost:8022', 'evil.com', 'calm-otter-42-3000.localhost.evil.com', 'calm-otter-42-0.localhost', 'calm-otter-42-70000.localhost', 'calm-otter-42.localhost'])
-      expect(parsePreviewHost(bad), String(bad)).toBeUndefined()
-  })
-})
 
 describe('listening ports', () => {
   it('are the LISTEN rows of /proc/net/tcp and tcp6', () => {

@@ -2,6 +2,7 @@
 // records which ran. Never edit a released step: add a new one. Each domain owns a range of
 // versions (1-9 foundation, 10-19 pause and meter, 20-29 snapshots and workspace, 30-39 routes,
 // 40-49 desktop) so work on several domains can land in any order.
+import { routesMigrations } from './migrations-routes'
 import { snapshotMigrations } from './migrations-snapshots'
 
 export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
@@ -136,4 +137,5 @@ export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
     `,
   },
   ...snapshotMigrations,
+  ...routesMigrations,
 ]
