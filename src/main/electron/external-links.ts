@@ -10,7 +10,7 @@ export function isAllowedExternal(raw: string): boolean {
     return false
   }
   if (url.username || url.password) return false
-  // a session's preview address (http://<route>-<port>.localhost:<port>/) or a loopback page
+  // a session's preview address (http://<route>-<port>-<key>.localhost:<port>/) or a loopback page
   if (url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname.endsWith('.localhost') || url.hostname === '127.0.0.1')) return true
   return url.protocol === 'https:' && ALLOWED_HOSTS.has(url.hostname)
 }

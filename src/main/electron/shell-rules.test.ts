@@ -7,7 +7,7 @@ import { describeTransition } from './transitions'
 
 describe('the desktop shell rules', () => {
   it('opens only allow-listed addresses in the user browser', () => {
-    expect(isAllowedExternal('http://calm-otter-42-3000.localhost:8022/')).toBe(true)
+    expect(isAllowedExternal('http://calm-otter-42-3000-abcdefghijklmnopqrstuvwx23.localhost:8022/')).toBe(true)
     expect(isAllowedExternal('https://docs.docker.com/engine/')).toBe(true)
     expect(isAllowedExternal('https://evil.example/')).toBe(false)
     expect(isAllowedExternal('http://docs.docker.com/')).toBe(false)

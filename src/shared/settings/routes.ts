@@ -7,7 +7,7 @@ const PUBLIC_KEY = /^(?:\S+\s+)?(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:25
 export const routeSettings = {
   /** loopback port of the ssh gateway (the next free one is used if taken) */
   gatewayPort: z.number().int().min(1).max(65535).default(2222),
-  /** loopback port of the preview proxy (http://<route>-<port>.localhost:<previewPort>/) */
+  /** loopback port of the preview proxy (http://<route>-<port>-<key>.localhost:<previewPort>/) */
   previewPort: z.number().int().min(1).max(65535).default(8022),
   /** extra public keys allowed into the gateway, besides ~/.ssh/*.pub */
   authorizedKeys: z

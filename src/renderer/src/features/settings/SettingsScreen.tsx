@@ -117,7 +117,7 @@ export function SettingsScreen() {
             </div>
           )}
           <NumberSetting label="ssh gateway port" hint="ssh -p PORT route@127.0.0.1 reaches a session; the next free port is used if it is taken." value={value.gatewayPort} min={1} max={65535} onSave={(v) => save({ gatewayPort: v })} />
-          <NumberSetting label="Preview port" hint="http://ROUTE-PORT.localhost:PORT/ shows a web server running inside a session." value={value.previewPort} min={1} max={65535} onSave={(v) => save({ previewPort: v })} />
+          <NumberSetting label="Preview port" hint="http://ROUTE-PORT-KEY.localhost:PORT/ shows a web server running inside a session (each session lists its own addresses)." value={value.previewPort} min={1} max={65535} onSave={(v) => save({ previewPort: v })} />
           <label className="choice">
             <input type="checkbox" checked={value.allowAgentForwarding} onChange={(e) => void save({ allowAgentForwarding: e.target.checked }).catch(() => undefined)} />
             <span>
