@@ -89,13 +89,17 @@ export async function saveWorkspace(opts: {
   let mainMoved = false
   /** the main this save merged into the session branch, once it did */
   let synced: string | null = null
+  /** the session's commit as the last bundle brought it (DIR has it, under refs.incoming) */
+  let received: string | null = null
   try {
     for (let attempt = 0; attempt < 4; attempt++) {
       const main = await dirMain(repo)
       opts.stage('fetch', `bringing ${ws.branch} to ${ws.dir}`)
-      const haves = [main, ...(ws.base !== main && (await repo.hasCommit(ws.base)) ? [ws.base] : [])]
+      // what DIR has of the session's history: its main, the session's base, what came before
+      const haves = [main, ...(received ? [received] : []), ...(ws.base !== main && (await repo.hasCommit(ws.base)) ? [ws.base] : [])]
       const commit = await receiveBranch({ repo, run, name: row.name, branch: ws.branch, incoming: refs.incoming, haves, maxBytes: limits.maxBundleBytes, timeoutMs: limits.bundleMs })
       // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
+      received = commit
       if (await repo.isAncestor(commit, main)) return { commit, merge: null, main, changed: synced !== null, mainMoved, files: [] }
       if (!(await repo.isAncestor(main, commit))) {
         if (synced === main) {
