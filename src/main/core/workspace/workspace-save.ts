@@ -98,8 +98,8 @@ export async function saveWorkspace(opts: {
       // what DIR has of the session's history: its main, the session's base, what came before
       const haves = [main, ...(received ? [received] : []), ...(ws.base !== main && (await repo.hasCommit(ws.base)) ? [ws.base] : [])]
       const commit = await receiveBranch({ repo, run, name: row.name, branch: ws.branch, incoming: refs.incoming, haves, maxBytes: limits.maxBundleBytes, timeoutMs: limits.bundleMs })
-      // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
       received = commit
+      // Already saved: the session's work is in DIR's main, whatever DIR did since. Safe to repeat.
       if (await repo.isAncestor(commit, main)) return { commit, merge: null, main, changed: synced !== null, mainMoved, files: [] }
       if (!(await repo.isAncestor(main, commit))) {
         if (synced === main) {
