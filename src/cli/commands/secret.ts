@@ -1,3 +1,4 @@
+import type { SecretProtection } from '../../shared/contract/secrets'
 import type { Command } from '../command'
 import { printJson, printTable, UsageError } from '../output'
 
@@ -6,6 +7,10 @@ async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
   return Buffer.concat(chunks)
+}
+
+function describeProtection(p: SecretProtection): string {
+  return `stored in ${p.file}, each value sealed (${p.sealed}) with the key in ${p.keyFile} (0600: your user only, and any program it runs)\n${p.note}`
 }
 
 export const secretCommands: Command[] = [
@@ -30,10 +35,28 @@ export const secretCommands: Command[] = [
     summary: 'names of stored secrets (never their values)',
     positionals: [0, 0],
     async run(_p, io) {
-      const list = await (await io.client()).call('secret.list', {})
+      const c = await io.client()
+      const list = await c.call('secret.list', {})
       if (io.json) printJson(list)
-      else if (list.length === 0) process.stdout.write('no secrets: berth secret set NAME < FILE\n')
-      else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+      else {
+        if (list.length === 0) process.stdout.write('no secrets: berth secret set NAME < FILE\n')
+        else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+        // where they are and what guards them, plainly when the keychain is no keychain (basic_text)
+        const info = await c.call('secret.info', {})
+        process.stdout.write(`\n${describeProtection(info)}\n`)
+      }
+      return 0
+    },
+  },
+  {
+    path: ['secret', 'info'],
+    usage: 'berth secret info [--json]',
+    summary: 'where secret values are stored and what protects them (the key file, the OS keychain or not)',
+    positionals: [0, 0],
+    async run(_p, io) {
+      const info = await (await io.client()).call('secret.info', {})
+      if (io.json) printJson(info)
+      else process.stdout.write(describeProtection(info) + '\n')
       return 0
     },
   },

@@ -124,7 +124,7 @@ export class RoutesModule implements CoreModule {
 
   async start(): Promise<void> {
     const s = this.core.settings.get()
-    writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`, 0o644)
+    writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`)
     await this.bind(s)
     this.bound()
     this.unsubscribe = this.core.bus.onContract((name, payload) => this.onEvent(name, payload))
