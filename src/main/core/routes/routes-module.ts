@@ -12,14 +12,15 @@ import { LIVE } from '../sessions/lifecycle'
 import type { SessionRow } from '../store/sessions-repo'
 import { ActivityTap } from './activity'
 import { AgentForwarding } from './agent-forwarding'
-import { AuthorizedKeys } from './authorized-keys'
+import { AuthorizedKeys, checkAuthorizedKeys } from './authorized-keys'
 import { ContainerPorts } from './container-ports'
 import { loadOrCreateHostKey, routesDir, type GatewayHostKey } from './host-key'
 import { listeningPorts } from './listening-ports'
 import { PreviewProxy, previewUrl } from './preview-proxy'
 import { RouteTable } from './route-table'
 import { hostAlias, includeLine, renderSshConfig, sshLine, writeAtomically } from './ssh-config'
-import { SshGateway, type GatewayLimits } from './ssh-gateway'
+import type { GatewayLimits } from './gateway-limits'
+import { SshGateway } from './ssh-gateway'
 import { within } from '../deadline'
 
 const HOST = '127.0.0.1'
@@ -65,6 +66,7 @@ export class RoutesModule implements CoreModule {
     this.knownHostsPath = join(this.dir, 'known_hosts')
     this.hostKey = loadOrCreateHostKey(core.options.home)
     this.keys = new AuthorizedKeys(() => settings().authorizedKeys)
+    core.settings.checks.push((_next, patch) => (patch.authorizedKeys ? checkAuthorizedKeys(patch.authorizedKeys) : undefined))
     this.table = new RouteTable(core.sessionsRepo, core.engines, settings)
     const activity = new ActivityTap(core.bus)
     this.gateway = new SshGateway({

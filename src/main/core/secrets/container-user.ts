@@ -4,6 +4,7 @@
 // the Docker API as an archive (nothing runs in the session). Those files are the session's to
 // write, so they are parsed as untrusted text: bounded in size and time, regular files only, ids in
 // range; only numbers leave this file, and only into a tar header.
+import { posix } from 'node:path'
 import type Dockerode from 'dockerode'
 import { extract } from 'tar-stream'
 import { within } from '../deadline'
@@ -30,7 +31,8 @@ export interface UserSpec {
 export const MAX_ID = 0o7777777
 const NAME = /^[A-Za-z_][A-Za-z0-9._-]{0,31}\$?$/
 const MAX_FILE_BYTES = 1 << 20
-const READ_MS = 10_000
+const READ_MS = 5_000
+const RESOLVE_MS = 10_000
 const ROOT: FileOwner = { uid: 0, gid: 0 }
 
 function ref(part: string): Ref | undefined {
@@ -100,15 +102,32 @@ export function resolveSpec(spec: UserSpec, passwd: Entry[] | undefined, group: 
   return g ? { ...owner, gid: g.id } : undefined
 }
 
-/** The text of a regular file in the container, at most 1 MiB; undefined if it is anything else. */
+type Read = { text: string } | { link: string } | undefined
+
+/**
+ * The text of a regular file in the container, at most 1 MiB, following up to 4 symbolic links
+ * (Docker resolves every path inside the container's own root); undefined for anything else.
+ */
 export async function readContainerFile(container: Dockerode.Container, path: string): Promise<string | undefined> {
+  let at = path
+  for (let hop = 0; hop <= 4; hop++) {
+    const r = await readEntry(container, at)
+    if (!r) return undefined
+    if ('text' in r) return r.text
+    if (r.link.length > 4096 || r.link.includes('\0')) return undefined
+    at = posix.resolve(posix.dirname(at), r.link)
+  }
+  return undefined
+}
+
+async function readEntry(container: Dockerode.Container, path: string): Promise<Read> {
   let stream: NodeJS.ReadableStream | undefined
   const read = (async () => {
     stream = (await container.getArchive({ path })) as NodeJS.ReadableStream
-    return await new Promise<string | undefined>((resolve, reject) => {
+    return await new Promise<Read>((resolve, reject) => {
       const x = extract()
       let done = false
-      const finish = (v: string | undefined) => {
+      const finish = (v: Read) => {
         if (done) return
         done = true
         resolve(v)
@@ -116,6 +135,10 @@ export async function readContainerFile(container: Dockerode.Container, path: st
         x.destroy()
       }
       x.on('entry', (header, body, next) => {
+        if (header.type === 'symlink' && header.linkname) {
+          body.resume()
+          return finish({ link: header.linkname })
+        }
         if (header.type !== 'file' || (header.size ?? 0) > MAX_FILE_BYTES) {
           body.resume()
           return finish(undefined)
@@ -129,7 +152,7 @@ export async function readContainerFile(container: Dockerode.Container, path: st
           else chunks.push(c)
         })
         body.on('end', () => {
-          finish(Buffer.concat(chunks).toString('utf8'))
+          finish({ text: Buffer.concat(chunks).toString('utf8') })
           next()
         })
       })
@@ -144,8 +167,13 @@ export async function readContainerFile(container: Dockerode.Container, path: st
   return text
 }
 
-/** Who the container's processes run as; root (with the reason) when that cannot be told. */
+/** Who the container's processes run as; root (with the reason) when that cannot be told, within 10 s. */
 export async function containerUser(container: Dockerode.Container, configUser: string | undefined): Promise<ResolvedUser> {
+  const late = (): ResolvedUser => ({ owner: ROOT, fallback: `reading the session's /etc/passwd took over ${RESOLVE_MS / 1000} s, so only root in the session can read its secrets` })
+  return await within(resolveUser(container, configUser), RESOLVE_MS, late)
+}
+
+async function resolveUser(container: Dockerode.Container, configUser: string | undefined): Promise<ResolvedUser> {
   const raw = (configUser ?? '').trim()
   if (raw === '' || raw === 'root' || raw === '0' || raw === '0:0' || raw === 'root:root') return { owner: ROOT }
   const spec = parseUserSpec(raw)
