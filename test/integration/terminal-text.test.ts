@@ -28,7 +28,7 @@ describe('session and engine text in the terminal', () => {
     const dir = gitRepo({ 'README.md': '# app\n' })
     dirs.push(dir)
     await berth.json(['session', 'create', '--image', h.baseImage, '--workspace', dir, '--name', 'scribe'])
-    const made = await berth.run(['exec', 'scribe', '--', 'git', 'commit', '-q', '--allow-empty', '-m', `subject ${ESCAPES} end`])
+    const made = await berth.run(['exec', 'scribe', '--', 'git', '-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', 'commit', '-q', '--allow-empty', '-m', `subject ${ESCAPES} end`])
     expect(made.code).toBe(0)
     const shown = await berth.run(['workspace', 'status', 'scribe'])
     expect(shown.code).toBe(0)
@@ -50,10 +50,10 @@ describe('session and engine text in the terminal', () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('unable to find user \\x1b]0;pwned\\x07')
     expect(refused.stderr).not.toMatch(CONTROL)
-    // the failure is in the session's events and its listing, escaped there too
-    const events = await berth.run(['session', 'events', 'hostile'])
-    expect(events.stdout).toContain('\\x1b]0;pwned\\x07')
-    expect(events.stdout).not.toMatch(CONTROL)
+    // the failure stays with the session, escaped where it is shown
+    const shown = await berth.run(['session', 'show', 'hostile'])
+    expect(shown.stdout).toMatch(/failure: +.*unable to find user \\x1b\]0;pwned\\x07/)
+    expect(shown.stdout).not.toMatch(CONTROL)
     const named = `${h.tinyImage.split(':')[0]}:${ESCAPES}`
     expect((await berth.run(['session', 'create', '--image', named, '--name', 'badtag'])).code).not.toBe(0)
     const list = await berth.run(['session', 'ls'])

@@ -66,7 +66,6 @@ export async function keepSecretsKeyInKeychain(store: FileSecretStore, log: Log)
     log('secrets: no OS keychain is available now: secret values are guarded by their key file alone')
     return
   }
-  await adoptLegacyValues(store, log)
   if (!existsSync(store.keyFile) && recorded?.sealedKey) {
     try {
       if (store.restoreKey(Buffer.from(await unseal(recorded.sealedKey), 'base64'))) log(`secrets: restored the lost key ${store.keyFile} from the OS keychain`)
@@ -74,6 +73,7 @@ export async function keepSecretsKeyInKeychain(store: FileSecretStore, log: Log)
       log(`secrets: the keychain's copy of the key does not open (${(e as Error).message})`)
     }
   }
+  await adoptLegacyValues(store, log)
   if (backend === 'basic_text') {
     // a copy sealed by a key built into Electron protects nothing: keep none, and say so
     store.recordKeychain({ backend, sealedKey: null })
