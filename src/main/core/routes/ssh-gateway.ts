@@ -50,7 +50,6 @@ interface Conn {
   authTimer: NodeJS.Timeout
 }
 
-
 export class SshGateway {
   private readonly limits: GatewayLimits
   private readonly guard: PeerGuard

@@ -108,10 +108,10 @@ type Read = { text: string } | { link: string } | undefined
  * The text of a regular file in the container, at most 1 MiB, following up to 4 symbolic links
  * (Docker resolves every path inside the container's own root); undefined for anything else.
  */
-export async function readContainerFile(container: Dockerode.Container, path: string): Promise<string | undefined> {
+export async function readContainerFile(container: Dockerode.Container, path: string, ms = READ_MS): Promise<string | undefined> {
   let at = path
   for (let hop = 0; hop <= 4; hop++) {
-    const r = await readEntry(container, at)
+    const r = await readEntry(container, at, ms)
     if (!r) return undefined
     if ('text' in r) return r.text
     if (r.link.length > 4096 || r.link.includes('\0')) return undefined
@@ -120,7 +120,7 @@ export async function readContainerFile(container: Dockerode.Container, path: st
   return undefined
 }
 
-async function readEntry(container: Dockerode.Container, path: string): Promise<Read> {
+async function readEntry(container: Dockerode.Container, path: string, ms: number): Promise<Read> {
   let stream: NodeJS.ReadableStream | undefined
   const read = (async () => {
     stream = (await container.getArchive({ path })) as NodeJS.ReadableStream
@@ -162,7 +162,7 @@ async function readEntry(container: Dockerode.Container, path: string): Promise<
       stream!.pipe(x)
     })
   })()
-  const text = await within(read, READ_MS, () => undefined).catch(() => undefined)
+  const text = await within(read, ms, () => undefined).catch(() => undefined)
   if (text === undefined) (stream as unknown as { destroy?: () => void } | undefined)?.destroy?.()
   return text
 }
