@@ -13,7 +13,9 @@ async function tarOf(entry: Entry): Promise<Buffer> {
   const chunks: Buffer[] = []
   p.on('data', (d: unknown) => void chunks.push(d as Buffer))
   const done = new Promise<void>((r) => p.on('end', () => r()))
-  p.entry({ name: entry.name, type: entry.type ?? 'file', linkname: entry.linkname }, entry.type && entry.type !== 'file' ? undefined : (entry.body ?? ''))
+  const header = { name: entry.name, type: entry.type ?? 'file', linkname: entry.linkname }
+  if (header.type === 'file') p.entry(header, entry.body ?? '')
+  else p.entry(header, '')
   p.finalize()
   await done
   return Buffer.concat(chunks)
