@@ -4,7 +4,7 @@ import { VERSION } from '../main/core/version'
 import { connectOrStart, type ControlClient } from './client'
 import { parseCommand, type Command, type Io } from './command'
 import { commands } from './commands'
-import { fail, UsageError } from './output'
+import { fail, forTerminal, UsageError } from './output'
 
 function findCommand(argv: string[]): { cmd: Command; rest: string[] } | undefined {
   let best: { cmd: Command; rest: string[] } | undefined
@@ -64,7 +64,7 @@ if (require.main === module) {
       process.exitCode = code
     },
     (e: unknown) => {
-      process.stderr.write(`berth: ${(e as Error).message}\n`)
+      process.stderr.write(forTerminal(`berth: ${(e as Error).message}\n`))
       process.exitCode = 1
     },
   )

@@ -1,10 +1,11 @@
 // The CLI's side of the control socket: typed calls, events, and the daemon started on demand.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, openSync } from 'node:fs'
+import { existsSync, openSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../shared/contract'
 import { BerthError } from '../shared/errors'
+import { ensurePrivateDir, ensurePrivateFile } from '../main/core/durable-file'
 import { ServerFrame } from '../shared/wire'
 
 type Listener = (name: string, payload: unknown) => void
@@ -98,8 +99,10 @@ export async function connectOrStart(home: string, entry: string): Promise<Contr
 }
 
 export function startDaemon(home: string, entry: string): number {
-  mkdirSync(home, { recursive: true, mode: 0o700 })
-  const log = openSync(join(home, 'daemon.log'), 'a', 0o600)
+  ensurePrivateDir(home)
+  const logFile = join(home, 'daemon.log')
+  const log = openSync(logFile, 'a', 0o600)
+  ensurePrivateFile(logFile)
   const child = spawn(process.execPath, [entry, 'daemon', '--foreground'], {
     detached: true,
     stdio: ['ignore', log, log],

@@ -17,7 +17,8 @@ import { createMainWindow } from './electron/window'
 import { BerthTray } from './electron/tray'
 import { watchBackgroundWork } from './electron/notifications'
 import { forwardPowerEvents } from './electron/power'
-import { electronSecretStore } from './electron/secret-store'
+import { keepSecretsKeyInKeychain } from './electron/secret-store'
+import { FileSecretStore } from './core/secrets/secret-store'
 import { openCoreTakingOver } from './electron/takeover'
 
 const bundleDir = __dirname
@@ -65,7 +66,9 @@ async function start(): Promise<void> {
   const home = berthHome()
   const root = rendererDir(bundleDir)
   if (!rendererBuilt(root)) throw new Error(`the renderer is not built (${root}): run npm run build`)
-  core = await openCoreTakingOver(home, undefined, { secretStore: electronSecretStore(home) })
+  core = await openCoreTakingOver(home)
+  // the same secret store as the daemon's; the app keeps a keychain copy of its key (when it drives the home)
+  await keepSecretsKeyInKeychain(new FileSecretStore(home), log).catch((e: Error) => log(`secrets: the OS keychain step failed: ${e.message}`))
   installModules(core)
   control = await listenControlSocket(core, home)
   void core.start().catch((e: Error) => log(`start-up work failed: ${e.message}`))

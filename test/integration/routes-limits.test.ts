@@ -3,6 +3,7 @@
 // other sessions stay responsive.
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import net from 'node:net'
 import { Client, type ClientChannel } from 'ssh2'
 import { generateEd25519 } from '../../src/main/core/routes/host-key'
@@ -271,5 +272,56 @@ describe('gateway limits', () => {
       })
     }
     expect((await user.ssh(port, a.route, 'echo still here')).stdout).toBe('still here\n')
+  })
+
+  it('drops a peer\'s connections at once while too many of its connections have not authenticated', async () => {
+    // silent TCP connections (a slow scanner): each holds a place until the auth timeout
+    const silent: net.Socket[] = []
+    try {
+      for (let i = 0; i < 16; i++) {
+        const s = net.connect(port, '127.0.0.1')
+        s.on('error', () => undefined)
+        await new Promise<void>((r) => s.once('connect', () => r()))
+        silent.push(s)
+      }
+      await sleep(200)
+      const t0 = Date.now()
+      const r = await user.ssh(port, a.route, 'echo in')
+      expect(r.code).toBe(255)
+      expect(Date.now() - t0).toBeLessThan(5000)
+    } finally {
+      for (const s of silent) s.destroy()
+    }
+    await sleep(300)
+    expect((await user.ssh(port, a.route, 'echo in')).stdout).toBe('in\n')
+  })
+
+  // last: it holds the test's own address off for the failure window (60 s)
+  it('holds off a peer that keeps failing to authenticate, says so once, and lets it in after the window', { timeout: 300_000 }, async () => {
+    const stranger = new SshUser('limits-stranger')
+    try {
+      let failures = 0
+      const t0 = Date.now()
+      for (let i = 0; i < 40; i++) {
+        const r = await stranger.ssh(port, a.route, 'true')
+        expect(r.code).toBe(255)
+        if (!r.stderr.includes('Permission denied (publickey)')) break
+        failures++
+      }
+      // 30 refusals in the window (one may be an earlier test's); the next connection is dropped before the handshake
+      expect(failures).toBeGreaterThanOrEqual(28)
+      expect(failures).toBeLessThanOrEqual(30)
+      expect(Date.now() - t0).toBeLessThan(60_000)
+      const held = await user.ssh(port, a.route, 'echo in')
+      expect(held.code).toBe(255)
+      expect(held.stderr).not.toContain('Permission denied')
+      const log = readFileSync(join(berth.home, 'daemon.log'), 'utf8')
+      expect(log.split('\n').filter((l) => l.includes('ssh gateway: refusing new connections from 127.0.0.1 for now: 30 failed connections in the last 60 s'))).toHaveLength(1)
+      // a connection held off is not a failure: the budget frees as the window passes
+      await until(async () => (await user.ssh(port, a.route, 'echo in')).stdout === 'in\n', 'the failure window to pass', 120_000)
+      expect(Date.now() - t0).toBeGreaterThan(30_000)
+    } finally {
+      stranger.cleanup()
+    }
   })
 })

@@ -1,11 +1,13 @@
-// Secrets: a file under /run/berth/secrets/ in the session, installed fresh on every start, and in
-// no artefact Berth makes: committed images, workspace copies, the store's own database and logs.
+// Secrets: a file under /run/berth/secrets/ in the session, for the session's user only, installed
+// fresh on every start, and in no artefact Berth makes: committed images, workspace copies, the
+// store's own database and logs. A memory checkpoint holds a secret only if a process kept it in
+// its memory (the README's security model says so; a test here shows it).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BerthHome, localDocker } from '../support/berth'
+import { BerthHome, localDocker, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 
 const h = testHost()
@@ -31,14 +33,21 @@ describe('secrets', () => {
   const value = `berth-secret-${randomBytes(16).toString('hex')}`
   afterAll(() => berth.cleanup())
 
-  it('stores a secret from stdin in a 0600 file, and lists names only', async () => {
+  it('stores a secret from stdin sealed in a 0600 file under a 0600 key, and lists names only', async () => {
     const set = await berth.run(['secret', 'set', 'API_TOKEN', '--json'], { input: value })
     expect(set.code).toBe(0)
     expect(JSON.parse(set.stdout)).toMatchObject({ name: 'API_TOKEN', created: true })
     expect(statSync(join(berth.home, 'secrets.json')).mode & 0o777).toBe(0o600)
+    expect(statSync(join(berth.home, 'secrets.key')).mode & 0o777).toBe(0o600)
     const list = await berth.json(['secret', 'ls'])
     expect(list.map((s: { name: string }) => s.name)).toEqual(['API_TOKEN'])
     expect(JSON.stringify(list)).not.toContain(value)
+    // where they are and what guards them: a headless daemon has no keychain, and says so
+    const info = await berth.json(['secret', 'info'])
+    expect(info).toMatchObject({ file: join(berth.home, 'secrets.json'), keyFile: join(berth.home, 'secrets.key'), sealed: 'aes-256-gcm', keychain: null })
+    const human = await berth.run(['secret', 'ls'])
+    expect(human.stdout).toContain(`stored in ${join(berth.home, 'secrets.json')}, each value sealed`)
+    expect(human.stdout).toContain('no copy of the key in an OS keychain')
     const empty = await berth.run(['secret', 'set', 'EMPTY'], { input: '' })
     expect(empty.code).toBe(2)
     const bad = await berth.run(['secret', 'set', 'no spaces'], { input: 'x' })
@@ -89,7 +98,7 @@ describe('secrets', () => {
     expect(execFileSync('sh', ['-c', `cat ${join(berth.home, 'secrets.json')}`]).includes(value)).toBe(false) // stored as base64
   })
 
-  it('is in no memory checkpoint (a pause, a memory snapshot) nor in what a move carries, and comes back after each', async () => {
+  it('is in no memory checkpoint (a pause, a memory snapshot) of processes that did not keep it, nor in what a move carries, and comes back after each', async () => {
     await berth.addOffice()
     const s = await berth.json(['session', 'show', 'vault'])
     expect((await berth.json(['pause', 'vault', '--wait'])).mode).toBe('memory')
@@ -117,6 +126,58 @@ describe('secrets', () => {
     await berth.json(['pause', 'vault', '--wait'])
     await berth.json(['resume', 'vault'])
     expect((await berth.run(['exec', 'vault', '--', 'cat', '/run/berth/secrets/API_TOKEN'])).stdout).toBe(value)
+  })
+
+  it('is readable by the session\'s own user when its image runs as one, and by no other user in it', async () => {
+    // an image whose USER is a name, as most published images have: resolved through its /etc/passwd
+    const docker = localDocker()
+    const tag = `berth-secrets-user-${randomBytes(4).toString('hex')}`
+    const maker = await docker.createContainer({ Image: h.baseImage, Cmd: ['sh', '-c', 'useradd -u 1234 -m app && useradd -u 4321 other'] })
+    try {
+      await maker.start()
+      expect((await maker.wait()).StatusCode).toBe(0)
+      await maker.commit({ repo: tag, tag: 't', changes: 'USER app' })
+    } finally {
+      await maker.remove({ force: true })
+    }
+    try {
+      const s = await berth.json(['session', 'create', '--image', `${tag}:t`, '--name', 'vault-user', '--secret', 'API_TOKEN'])
+      const read = await berth.run(['exec', 'vault-user', '--', 'sh', '-c', 'id -un; cat /run/berth/secrets/API_TOKEN; echo; stat -c "%a %U" /run/berth/secrets /run/berth/secrets/API_TOKEN'])
+      expect(read).toMatchObject({ code: 0, stdout: `app\n${value}\n500 app\n400 app\n` })
+      // another user in the same session cannot list or read them
+      const c = docker.getContainer(s.containerId)
+      for (const cmd of [['ls', '/run/berth/secrets'], ['cat', '/run/berth/secrets/API_TOKEN']]) {
+        const ex = await c.exec({ Cmd: cmd, User: 'other', AttachStdout: true, AttachStderr: true })
+        const out = await new Promise<string>((resolve) => {
+          void ex.start({}).then((stream) => {
+            let text = ''
+            stream.on('data', (d: Buffer) => (text += d.toString()))
+            stream.on('end', () => resolve(text))
+          })
+        })
+        expect(out).toContain('Permission denied')
+        expect(out).not.toContain(value)
+      }
+      // installed again for the same user after a restart
+      await berth.json(['restart', 'vault-user'])
+      expect((await berth.run(['exec', 'vault-user', '--', 'cat', '/run/berth/secrets/API_TOKEN'])).stdout).toBe(value)
+      await berth.json(['finish', 'vault-user'])
+    } finally {
+      await docker.getImage(`${tag}:t`).remove({ force: true }).catch(() => undefined)
+    }
+  })
+
+  it('is in a memory checkpoint once a process keeps it in memory, as the README says', async () => {
+    const s = await berth.json(['session', 'create', '--image', h.baseImage, '--name', 'vault-held', '--secret', 'API_TOKEN'])
+    // a shell in the background that read the secret into a variable and waits: its memory holds it
+    const keeper = 'v=$(cat /run/berth/secrets/API_TOKEN); while sleep 60; do :; done'
+    const started = await berth.run(['exec', 'vault-held', '--', 'sh', '-c', 'setsid -f bash -c "$0" </dev/null >/dev/null 2>&1', keeper])
+    expect(started.code).toBe(0)
+    await until(async () => (await berth.run(['exec', 'vault-held', '--', 'pgrep', '-f', 'while sleep'])).code === 0, 'the keeper to run')
+    expect((await berth.json(['pause', 'vault-held', '--wait'])).mode).toBe('memory')
+    const local = (await localDocker().info()).DockerRootDir as string
+    expect(occursIn(`find ${local}/containers/${s.containerId} -type f -exec cat {} +`, value)).toBe(true)
+    await berth.json(['finish', 'vault-held'])
   })
 
   it('forgets a secret; a session that asked for it starts without it', async () => {

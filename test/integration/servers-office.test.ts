@@ -78,7 +78,7 @@ describe('connected servers', () => {
     }
   })
 
-  it('removes a server only when no live session runs there, with the helper Berth started there, and forgets its host key', async () => {
+  it('removes a server only when no live session runs there, with the helper Berth started there, and forgets its host key once no server uses its address', async () => {
     const s = await berth.json(['session', 'create', '--server', 'office', '--image', h.tinyImage])
     const busy = await berth.run(['server', 'rm', 'office'])
     expect(busy.code).toBe(1)
@@ -89,8 +89,15 @@ describe('connected servers', () => {
     const homeId = await berth.homeId()
     const helpers = async () => (await containersOf(officeDocker(), homeId)).filter((c) => c.Labels['berth.role'] === 'helper')
     expect(await helpers()).toHaveLength(1)
+    // the same address under another url (a trailing slash): its trusted key is the same entry
+    const twin = await berth.json(['server', 'add', 'office-twin', `${h.officeUrl}/`, '--identity', h.officeIdentity])
+    expect(twin).toMatchObject({ name: 'office-twin', hostKeyFingerprint: h.officeFingerprint })
     expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: true, helper: 'removed' })
     expect(await helpers()).toEqual([])
+    // office-twin still uses 127.0.0.2:2222: its key stays trusted and it keeps working
+    expect(readFileSync(join(berth.home, 'known_hosts'), 'utf8')).toMatch(/^\[127\.0\.0\.2\]:2222 ssh-ed25519 /m)
+    expect((await berth.json(['server', 'test', 'office-twin'])).version).toMatch(/^\d+\.\d+/)
+    expect(await berth.json(['server', 'rm', 'office-twin'])).toMatchObject({ removed: true })
     expect(readFileSync(join(berth.home, 'known_hosts'), 'utf8')).not.toContain('127.0.0.2')
     expect(await berth.json(['server', 'rm', 'office'])).toEqual({ removed: false })
     const local = await berth.run(['server', 'rm', 'local'])

@@ -145,6 +145,49 @@ describe('snapshots', () => {
     await berth.json(['finish', s.id])
   })
 
+  it('makes named snapshots while pauses and commands race them: each waits its turn and nothing wedges', { timeout: 600_000 }, async () => {
+    // A named snapshot freezes the container for its commit, as a pause freezes it: a command
+    // starting at that moment used to freeze with it and hold the engine on the container for good.
+    const s = await berth.json(['session', 'create', '--image', testHost().baseImage, '--name', 'racer'])
+    for (let round = 1; round <= 3; round++) {
+      let stop = false
+      const refusals: string[] = []
+      const loops = [1, 2].map(async () => {
+        while (!stop) {
+          const r = await berth.run(['exec', 'racer', '--', 'true'], { timeoutMs: 60_000 })
+          if (r.code !== 0) refusals.push(r.stderr.trim())
+        }
+      })
+      await sleep(200 + round * 150)
+      const t0 = Date.now()
+      const [snap, paused] = await Promise.all([
+        berth.json(['snapshot', 'create', 'racer', '--name', `race${round}`], { timeoutMs: 180_000 }),
+        sleep((round * 137) % 400).then(() => berth.json(['pause', 'racer', '--wait'], { timeoutMs: 180_000 })),
+      ])
+      stop = true
+      await Promise.all(loops)
+      expect(Date.now() - t0).toBeLessThan(120_000)
+      expect(paused).toMatchObject({ paused: true, durable: true })
+      expect(['disk', 'memory+disk']).toContain(snap.kind)
+      // a command that met the snapshot or the pause was told why; none hung (each had a minute)
+      for (const why of refusals) expect(why).toMatch(/is pausing|is being snapshotted|is being checkpointed|is paused|is pausing; reattach/)
+      // the snapshot happened wholly before the pause began, or after the pause was done
+      const events: Array<{ kind: string; to: string | null; detail: Record<string, unknown> }> = await berth.json(['session', 'events', 'racer'])
+      const at = (f: (e: (typeof events)[number]) => boolean) => events.map((e, i) => (f(e) ? i : -1)).filter((i) => i >= 0).pop() ?? -1
+      const snapshotAt = at((e) => e.kind === 'snapshot' && e.detail.snapshot === snap.id)
+      const pausingAt = at((e) => e.to === 'pausing')
+      const pausedAt = at((e) => e.to === 'paused')
+      expect(snapshotAt).toBeGreaterThanOrEqual(0)
+      expect(snapshotAt < pausingAt || snapshotAt > pausedAt, `snapshot at ${snapshotAt}, pausing at ${pausingAt}, paused at ${pausedAt}`).toBe(true)
+      expect(snap.kind).toBe(snapshotAt > pausedAt ? 'memory+disk' : 'disk')
+      expect(await berth.json(['resume', 'racer'])).toMatchObject({ resumed: true })
+      expect((await berth.run(['exec', 'racer', '--', 'echo', 'alive'])).stdout).toBe('alive\n')
+    }
+    const info = await localDocker().getContainer(`berth-${s.id}`).inspect()
+    expect(info.State).toMatchObject({ Running: true, Paused: false })
+    await berth.json(['finish', 'racer'])
+  })
+
   it('lists paused sessions older than staleAfterDays for clean-up, and never deletes them', async () => {
     const s = await berth.json(['session', 'create', '--image', image, '--name', 'idle-one'])
     await berth.json(['pause', s.id, '--wait'])

@@ -4,7 +4,7 @@ import { BerthError } from '../../shared/errors'
 import { processExited } from '../../main/core/process-exit'
 import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../client'
 import { bool, type Command } from '../command'
-import { printJson } from '../output'
+import { printJson, say } from '../output'
 
 export const daemonCommands: Command[] = [
   {
@@ -40,7 +40,7 @@ export const daemonCommands: Command[] = [
       const info = await c.call('daemon.info', {})
       c.close()
       if (io.json) printJson(info)
-      else process.stdout.write(`berth daemon started (pid ${info.pid})\n`)
+      else say(`berth daemon started (pid ${info.pid})\n`)
       return 0
     },
   },
@@ -55,7 +55,7 @@ export const daemonCommands: Command[] = [
         c = await ControlClient.connect(controlSocket(io.home))
       } catch {
         if (io.json) printJson({ stopped: false })
-        else process.stdout.write('no Berth daemon runs for this home\n')
+        else say('no Berth daemon runs for this home\n')
         return 0
       }
       const info = await c.call('daemon.info', {})
@@ -67,7 +67,7 @@ export const daemonCommands: Command[] = [
         throw new BerthError('internal', 'the daemon stopped without cleaning up its pid file')
       }
       if (io.json) printJson({ stopped: true, pid: info.pid })
-      else process.stdout.write(`berth daemon ${info.pid} stopped\n`)
+      else say(`berth daemon ${info.pid} stopped\n`)
       return 0
     },
   },

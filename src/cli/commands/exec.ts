@@ -1,5 +1,6 @@
 import { exitCodeFor } from '../../shared/errors'
 import { bool, type Command } from '../command'
+import { warn } from '../output'
 
 export const execCommand: Command = {
   path: ['exec'],
@@ -27,7 +28,7 @@ export const execCommand: Command = {
     })
     c.on('stream.exit', (e) => {
       const report = () => {
-        if (e.error) process.stderr.write(`berth: ${e.error}\n`)
+        if (e.error) warn(`berth: ${e.error}\n`)
         const code = e.exitCode ?? (e.errorCode ? exitCodeFor(e.errorCode) : 1)
         // wait for stdout to drain so the exit code never races the output
         process.stdout.write('', () => finish(code))

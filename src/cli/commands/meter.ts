@@ -1,5 +1,5 @@
 import type { Command } from '../command'
-import { printJson, UsageError } from '../output'
+import { printJson, UsageError, say } from '../output'
 
 export const meterCommands: Command[] = [
   {
@@ -13,7 +13,7 @@ export const meterCommands: Command[] = [
       if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(rate)) throw new UsageError(`not an hourly rate: ${raw}`, this.usage)
       const s = await (await io.client()).call('server.setRate', { name, ratePerHour: rate })
       if (io.json) printJson(s)
-      else process.stdout.write(`server ${s.name}: ${s.ratePerHour} per hour\n`)
+      else say(`server ${s.name}: ${s.ratePerHour} per hour\n`)
       return 0
     },
   },

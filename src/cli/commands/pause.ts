@@ -6,7 +6,7 @@ import { exitCodeFor } from '../../shared/errors'
 import type { EventRecord } from '../../shared/models'
 import type { ControlClient } from '../client'
 import { bool, str, type Command } from '../command'
-import { printJson, printTable, progressPrinter, UsageError } from '../output'
+import { printJson, printTable, progressPrinter, UsageError, say, warn } from '../output'
 
 const PAUSE_USAGE = 'berth pause ID [--wait] [--no-memory] [--json]  |  berth pause --all [--wait] [--json]'
 
@@ -64,13 +64,13 @@ export const pauseCommands: Command[] = [
       if (!all) {
         const r = await c.call('session.pause', { id: id!, wait: bool(p, 'wait'), memory, op })
         if (io.json) printJson(r)
-        else process.stdout.write(describePause(id!, r) + '\n')
+        else say(describePause(id!, r) + '\n')
         return 0
       }
       const r = await c.call('session.pauseAll', { wait: bool(p, 'wait'), memory, op })
       const failed = r.results.filter((x) => x.error)
       if (io.json) printJson(r)
-      else if (r.results.length === 0) process.stdout.write('no running sessions to pause\n')
+      else if (r.results.length === 0) say('no running sessions to pause\n')
       else {
         printTable(
           r.results.map((x) => [
@@ -83,7 +83,7 @@ export const pauseCommands: Command[] = [
         )
       }
       if (failed.length) {
-        if (!io.json) process.stderr.write(`berth: ${failed.length} of ${r.results.length} sessions could not be paused\n`)
+        if (!io.json) warn(`berth: ${failed.length} of ${r.results.length} sessions could not be paused\n`)
         return Math.max(...failed.map((x) => exitCodeFor(x.error!.code)), 1)
       }
       return 0
@@ -101,12 +101,12 @@ export const pauseCommands: Command[] = [
       if (on) {
         const m = await c.call('session.move', { id: p.positionals[0]!, to: on, resume: true, op })
         if (io.json) printJson(m)
-        else process.stdout.write(describeMove(p.positionals[0]!, m) + '\n')
+        else say(describeMove(p.positionals[0]!, m) + '\n')
         return 0
       }
       const r = await c.call('session.resume', { id: p.positionals[0]!, op })
       if (io.json) printJson(r)
-      else process.stdout.write(describeResume(p.positionals[0]!, r) + '\n')
+      else say(describeResume(p.positionals[0]!, r) + '\n')
       return 0
     },
   },
@@ -135,7 +135,7 @@ export const pauseCommands: Command[] = [
         autoPause: auto === undefined ? undefined : auto === 'on',
       })
       if (io.json) printJson(s)
-      else process.stdout.write(`session ${s.name}: ${s.activity?.status ?? 'updated'}\n`)
+      else say(`session ${s.name}: ${s.activity?.status ?? 'updated'}\n`)
       return 0
     },
   },
@@ -164,7 +164,7 @@ export const pauseCommands: Command[] = [
       if (!['auto', 'fast', 'docker', 'off'].includes(how)) throw new UsageError(`not a checkpoint setting: ${how}`, this.usage)
       const s = await (await io.client()).call('server.setCheckpoint', { name, checkpoint: how as 'auto' | 'fast' | 'docker' | 'off' })
       if (io.json) printJson(s)
-      else process.stdout.write(`server ${s.name}: memory checkpoints ${how === 'off' ? 'off (pauses freeze instead)' : how}\n`)
+      else say(`server ${s.name}: memory checkpoints ${how === 'off' ? 'off (pauses freeze instead)' : how}\n`)
       return 0
     },
   },

@@ -1,5 +1,5 @@
 import { bool, type Command } from '../command'
-import { printJson } from '../output'
+import { printJson, say } from '../output'
 
 export const routeCommands: Command[] = [
   {
@@ -12,11 +12,11 @@ export const routeCommands: Command[] = [
       const write = bool(p, 'write')
       const r = await (await io.client()).call('routes.sshConfig', { write })
       if (io.json) printJson(r)
-      else if (!write) process.stdout.write(r.text)
+      else if (!write) say(r.text)
       else {
-        process.stdout.write(`wrote ${r.path} (${r.hosts.length} session${r.hosts.length === 1 ? '' : 's'}); Berth keeps it current as sessions come and go.\n`)
-        process.stdout.write(`Add this line at the top of ~/.ssh/config (Berth never edits that file):\n\n    ${r.includeLine}\n\n`)
-        if (r.hosts[0]) process.stdout.write(`then: ssh ${r.hosts[0]}\n`)
+        say(`wrote ${r.path} (${r.hosts.length} session${r.hosts.length === 1 ? '' : 's'}); Berth keeps it current as sessions come and go.\n`)
+        say(`Add this line at the top of ~/.ssh/config (Berth never edits that file):\n\n    ${r.includeLine}\n\n`)
+        if (r.hosts[0]) say(`then: ssh ${r.hosts[0]}\n`)
       }
       return 0
     },

@@ -1,11 +1,16 @@
+import type { SecretProtection } from '../../shared/contract/secrets'
 import type { Command } from '../command'
-import { printJson, printTable, UsageError } from '../output'
+import { printJson, printTable, UsageError, say, warn } from '../output'
 
 async function readStdin(): Promise<Buffer> {
-  if (process.stdin.isTTY) process.stderr.write('type the value, then Ctrl-D:\n')
+  if (process.stdin.isTTY) warn('type the value, then Ctrl-D:\n')
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
   return Buffer.concat(chunks)
+}
+
+function describeProtection(p: SecretProtection): string {
+  return `stored in ${p.file}, each value sealed (${p.sealed}) with the key in ${p.keyFile} (0600: your user only, and any program it runs)\n${p.note}`
 }
 
 export const secretCommands: Command[] = [
@@ -20,7 +25,7 @@ export const secretCommands: Command[] = [
       if (value.length > 64 * 1024) throw new UsageError('the secret is larger than 64 KiB', 'berth secret set NAME < FILE')
       const r = await (await io.client()).call('secret.set', { name: p.positionals[0]!, valueBase64: value.toString('base64') })
       if (io.json) printJson(r)
-      else process.stdout.write(`secret ${r.name} ${r.created ? 'stored' : 'updated'}\n`)
+      else say(`secret ${r.name} ${r.created ? 'stored' : 'updated'}\n`)
       return 0
     },
   },
@@ -30,10 +35,28 @@ export const secretCommands: Command[] = [
     summary: 'names of stored secrets (never their values)',
     positionals: [0, 0],
     async run(_p, io) {
-      const list = await (await io.client()).call('secret.list', {})
+      const c = await io.client()
+      const list = await c.call('secret.list', {})
       if (io.json) printJson(list)
-      else if (list.length === 0) process.stdout.write('no secrets: berth secret set NAME < FILE\n')
-      else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+      else {
+        if (list.length === 0) say('no secrets: berth secret set NAME < FILE\n')
+        else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+        // where they are and what guards them, plainly when the keychain is no keychain (basic_text)
+        const info = await c.call('secret.info', {})
+        say(`\n${describeProtection(info)}\n`)
+      }
+      return 0
+    },
+  },
+  {
+    path: ['secret', 'info'],
+    usage: 'berth secret info [--json]',
+    summary: 'where secret values are stored and what protects them (the key file, the OS keychain or not)',
+    positionals: [0, 0],
+    async run(_p, io) {
+      const info = await (await io.client()).call('secret.info', {})
+      if (io.json) printJson(info)
+      else say(describeProtection(info) + '\n')
       return 0
     },
   },
@@ -45,7 +68,7 @@ export const secretCommands: Command[] = [
     async run(p, io) {
       const r = await (await io.client()).call('secret.remove', { name: p.positionals[0]! })
       if (io.json) printJson(r)
-      else process.stdout.write(r.removed ? `secret ${p.positionals[0]} removed\n` : `no secret named ${p.positionals[0]}\n`)
+      else say(r.removed ? `secret ${p.positionals[0]} removed\n` : `no secret named ${p.positionals[0]}\n`)
       return 0
     },
   },

@@ -1,6 +1,6 @@
 import { ServePort } from '../../shared/contract'
 import { str, type Command } from '../command'
-import { printJson, UsageError } from '../output'
+import { printJson, UsageError, say, warn } from '../output'
 
 const USAGE = 'berth serve [--port P] [--json]'
 /** a fixed default, so a bookmarked address keeps its port; --port 0 picks a free one */
@@ -20,11 +20,11 @@ export const serveCommand: Command = {
     const opened = await c.call('serve.open', { port })
     // the URL alone on stdout, so a script can read it; the rest on stderr
     if (io.json) printJson(opened)
-    else process.stdout.write(`${opened.url}\n`)
-    process.stderr.write('berth: serving the UI on 127.0.0.1 only; the address above is its key. Ctrl-C stops.\n')
+    else say(`${opened.url}\n`)
+    warn('berth: serving the UI on 127.0.0.1 only; the address above is its key. Ctrl-C stops.\n')
     const code = await new Promise<number>((resolve) => {
       c.onClose(() => {
-        process.stderr.write('berth: the Berth daemon stopped, so the UI is no longer served\n')
+        warn('berth: the Berth daemon stopped, so the UI is no longer served\n')
         resolve(1)
       })
       c.on('stream.exit', (e) => {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import type { Server } from '../../shared/models'
 import { str, type Command } from '../command'
-import { printFields, printJson, printTable } from '../output'
+import { printFields, printJson, printTable, say } from '../output'
 
 const show = (s: Server) =>
   printFields([
@@ -31,7 +31,7 @@ export const serverCommands: Command[] = [
       })
       if (io.json) printJson(s)
       else {
-        process.stdout.write(`server ${s.name} added\n`)
+        say(`server ${s.name} added\n`)
         show(s)
       }
       return 0
@@ -57,10 +57,10 @@ export const serverCommands: Command[] = [
     async run(p, io) {
       const r = await (await io.client()).call('server.remove', { name: p.positionals[0]! })
       if (io.json) printJson(r)
-      else if (!r.removed) process.stdout.write(`no server named ${p.positionals[0]}\n`)
+      else if (!r.removed) say(`no server named ${p.positionals[0]}\n`)
       else {
         const helper = r.helper === 'removed' ? ", and Berth's helper container on it" : r.helper === 'left' ? "; it did not answer, so Berth's helper container (berth-helper-*) is still there" : ''
-        process.stdout.write(`server ${p.positionals[0]} removed${helper}\n`)
+        say(`server ${p.positionals[0]} removed${helper}\n`)
       }
       return 0
     },

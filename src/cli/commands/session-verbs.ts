@@ -1,6 +1,6 @@
 // Verbs that remake a session's container: fork, rewind, restart; and the stale clean-up list.
 import { str, strs, type Command } from '../command'
-import { printJson, printTable, UsageError } from '../output'
+import { printJson, printTable, UsageError, say } from '../output'
 import { followProgress } from '../progress'
 import { age, parseEnv, stateLabel } from './session'
 
@@ -23,10 +23,10 @@ export const sessionVerbCommands: Command[] = [
       const r = await c.call('session.fork', { id: p.positionals[0]!, name: str(p, 'name'), count, op })
       if (io.json) printJson(r)
       else {
-        process.stdout.write(`captured ${r.capture.id} (${r.capture.kind})\n`)
+        say(`captured ${r.capture.id} (${r.capture.kind})\n`)
         for (const f of r.forks) {
-          if (f.ok) process.stdout.write(`fork ${f.index}: ${f.session.id} ${f.session.name} running${f.memory ? ' with memory' : r.capture.kind === 'memory+disk' ? ` from disk (${f.note})` : ''}\n`)
-          else process.stdout.write(`fork ${f.index}: failed: ${f.error.message}\n`)
+          if (f.ok) say(`fork ${f.index}: ${f.session.id} ${f.session.name} running${f.memory ? ' with memory' : r.capture.kind === 'memory+disk' ? ` from disk (${f.note})` : ''}\n`)
+          else say(`fork ${f.index}: failed: ${f.error.message}\n`)
         }
       }
       return r.failed > 0 ? 1 : 0
@@ -45,7 +45,7 @@ export const sessionVerbCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const r = await c.call('session.rewind', { id: p.positionals[0]!, to, op })
       if (io.json) printJson(r)
-      else process.stdout.write(`${r.session.name} is back at ${r.to.id}; its state before the rewind is kept as ${r.kept.id}\n`)
+      else say(`${r.session.name} is back at ${r.to.id}; its state before the rewind is kept as ${r.kept.id}\n`)
       return 0
     },
   },
@@ -61,7 +61,7 @@ export const sessionVerbCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const s = await c.call('session.restart', { id: p.positionals[0]!, env: Object.keys(env).length ? env : undefined, op })
       if (io.json) printJson(s)
-      else process.stdout.write(`session ${s.name} restarted\n`)
+      else say(`session ${s.name} restarted\n`)
       return 0
     },
   },
@@ -73,10 +73,10 @@ export const sessionVerbCommands: Command[] = [
     async run(_p, io) {
       const r = await (await io.client()).call('session.stale', {})
       if (io.json) printJson(r)
-      else if (r.sessions.length === 0) process.stdout.write(`no session has been paused for more than ${r.days} days\n`)
+      else if (r.sessions.length === 0) say(`no session has been paused for more than ${r.days} days\n`)
       else {
         printTable(r.sessions.map((s) => [s.id, s.name, s.server, stateLabel(s), age(s.updatedAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'PAUSED FOR'])
-        process.stdout.write(`finish the ones you no longer need: berth finish ID (save first: berth save ID)\n`)
+        say(`finish the ones you no longer need: berth finish ID (save first: berth save ID)\n`)
       }
       return 0
     },

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
-import { printFields, printJson, printTable, progressPrinter, UsageError } from '../output'
+import { printFields, printJson, printTable, progressPrinter, UsageError, say } from '../output'
 
 export function age(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
@@ -101,7 +101,7 @@ export const sessionCommands: Command[] = [
         op,
       })
       if (io.json) printJson(s)
-      else process.stdout.write(`${s.id}\n`)
+      else say(`${s.id}\n`)
       return 0
     },
   },
@@ -118,7 +118,7 @@ export const sessionCommands: Command[] = [
       }
       const list = await (await io.client()).call('session.list', { state: state as Session['state'] | undefined, server: str(p, 'server') })
       if (io.json) printJson(list)
-      else if (list.length === 0) process.stdout.write('no sessions yet: berth session create --image IMAGE\n')
+      else if (list.length === 0) say('no sessions yet: berth session create --image IMAGE\n')
       else printTable(list.map((s) => [s.id, s.name, s.server, stateLabel(s), s.image, age(s.createdAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'IMAGE', 'AGE'])
       return 0
     },
@@ -144,7 +144,7 @@ export const sessionCommands: Command[] = [
     async run(p, io) {
       const s = await (await io.client()).call('session.finish', { id: p.positionals[0]!, force: p.values.force === true })
       if (io.json) printJson(s)
-      else process.stdout.write(`session ${s.name} finished\n`)
+      else say(`session ${s.name} finished\n`)
       return 0
     },
   },

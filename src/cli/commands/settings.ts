@@ -1,6 +1,6 @@
 import { DEFAULT_SETTINGS, Settings, type SettingKey } from '../../shared/settings'
 import type { Command } from '../command'
-import { printFields, printJson, UsageError } from '../output'
+import { printFields, printJson, UsageError, say } from '../output'
 
 const KEYS = Object.keys(Settings.shape) as SettingKey[]
 const SET_USAGE = `berth settings set KEY VALUE   (KEY: ${KEYS.join(', ')})`
@@ -43,7 +43,7 @@ export const settingsCommands: Command[] = [
       if (!KEYS.includes(key as SettingKey)) throw new UsageError(`unknown setting: ${key}`, SET_USAGE)
       const next = await (await io.client()).call('settings.set', { patch: { [key]: parseValue(raw) } })
       if (io.json) printJson(next)
-      else process.stdout.write(`${key} = ${JSON.stringify(next[key as SettingKey])}\n`)
+      else say(`${key} = ${JSON.stringify(next[key as SettingKey])}\n`)
       return 0
     },
   },

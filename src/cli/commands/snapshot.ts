@@ -1,6 +1,6 @@
 import type { Snapshot } from '../../shared/models'
 import { bool, str, type Command } from '../command'
-import { humanBytes, printFields, printJson, printTable, UsageError } from '../output'
+import { humanBytes, printFields, printJson, printTable, UsageError, say } from '../output'
 import { followProgress } from '../progress'
 import { age } from './session'
 
@@ -34,7 +34,7 @@ export const snapshotCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const s = await c.call('snapshot.create', { id: p.positionals[0]!, name: str(p, 'name'), op })
       if (io.json) printJson(s)
-      else process.stdout.write(`${s.id}\n`)
+      else say(`${s.id}\n`)
       return 0
     },
   },
@@ -70,7 +70,7 @@ export const snapshotCommands: Command[] = [
         printJson(page)
         return 0
       }
-      if (page.items.length === 0) process.stdout.write('no snapshots: berth snapshot create ID --name NAME\n')
+      if (page.items.length === 0) say('no snapshots: berth snapshot create ID --name NAME\n')
       else
         printTable(
           page.items.map((s) => [
@@ -85,7 +85,7 @@ export const snapshotCommands: Command[] = [
           ]),
           ['ID', 'KIND', 'SIZE', 'SERVER', 'SESSION', 'PARENT', 'AGE', 'FLAGS'],
         )
-      if (page.next) process.stdout.write(`more: berth snapshot ls --next ${page.next}${rawLimit ? ` --limit ${rawLimit}` : ''}\n`)
+      if (page.next) say(`more: berth snapshot ls --next ${page.next}${rawLimit ? ` --limit ${rawLimit}` : ''}\n`)
       return 0
     },
   },
@@ -109,7 +109,7 @@ export const snapshotCommands: Command[] = [
     async run(p, io) {
       const r = await (await io.client()).call('snapshot.remove', { id: p.positionals[0]! })
       if (io.json) printJson({ deleted: r.deleted })
-      else process.stdout.write(r.deleted ? `snapshot ${r.id} deleted\n` : `no snapshot ${p.positionals[0]}\n`)
+      else say(r.deleted ? `snapshot ${r.id} deleted\n` : `no snapshot ${p.positionals[0]}\n`)
       return 0
     },
   },
@@ -123,7 +123,7 @@ export const snapshotCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const r = await c.call('snapshot.test', { id: p.positionals[0]!, op })
       if (io.json) printJson(r)
-      else process.stdout.write(`${r.snapshot.id} restores${r.snapshot.kind === 'memory+disk' ? (r.memory ? ' with its memory' : ` from disk only: ${r.note}`) : ''} (${Math.round(r.ms)} ms)\n`)
+      else say(`${r.snapshot.id} restores${r.snapshot.kind === 'memory+disk' ? (r.memory ? ' with its memory' : ` from disk only: ${r.note}`) : ''} (${Math.round(r.ms)} ms)\n`)
       return 0
     },
   },

@@ -1,5 +1,5 @@
 import { str, type Command } from '../command'
-import { printFields, printJson } from '../output'
+import { printFields, printJson, say } from '../output'
 import { followProgress } from '../progress'
 
 export const workspaceCommands: Command[] = [
@@ -14,9 +14,9 @@ export const workspaceCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const r = await c.call('workspace.save', { id: p.positionals[0]!, message: str(p, 'message'), op })
       if (io.json) printJson(r)
-      else if (!r.merge) process.stdout.write(`nothing new to save: ${r.dir}'s main (${r.main.slice(0, 12)}) has all of ${r.branch}\n`)
+      else if (!r.merge) say(`nothing new to save: ${r.dir}'s main (${r.main.slice(0, 12)}) has all of ${r.branch}\n`)
       else
-        process.stdout.write(
+        say(
           `saved ${r.branch} into ${r.dir}'s main: ${r.main.slice(0, 12)}${r.mainMoved ? ' (main had moved: merged it into the session first)' : ''}${r.files.length ? `; ${r.files.length} file${r.files.length === 1 ? '' : 's'}` : ''}\n`,
         )
       return 0
@@ -36,8 +36,8 @@ export const workspaceCommands: Command[] = [
           ['saved', s.saved ? 'yes: everything is in main' : 'no'],
           ['last save', s.lastSave ? `${s.lastSave.at} (${s.lastSave.main.slice(0, 12)})` : 'never'],
         ])
-        for (const l of s.changes) process.stdout.write(`  ${l}\n`)
-        for (const l of s.unsavedCommits) process.stdout.write(`  commit ${l}\n`)
+        for (const l of s.changes) say(`  ${l}\n`)
+        for (const l of s.unsavedCommits) say(`  commit ${l}\n`)
       }
       return 0
     },

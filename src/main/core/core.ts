@@ -1,6 +1,6 @@
 // The core: plain Node, no 'electron' import. The daemon and the Electron shell host the same one.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, writeFileSync, rmSync, readFileSync } from 'node:fs'
+import { writeFileSync, rmSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BerthError } from '../../shared/errors'
 import type { CallName } from '../../shared/contract'
@@ -20,15 +20,13 @@ import { SessionsRepo } from './store/sessions-repo'
 import { SettingsRepo } from './store/settings-repo'
 import { StreamHub } from './streams/stream-hub'
 import { VERSION } from './version'
-import type { SecretStore } from './secrets/secret-store'
+import { ensurePrivateDir, ensurePrivateFile } from './durable-file'
 
 export interface CoreOptions {
   home: string
   host: 'daemon' | 'electron'
   /** the laptop's Docker socket (default: DOCKER_HOST when it is unix://, else /var/run/docker.sock) */
   localSocket?: string
-  /** where secret values live (default: a 0600 file in the home; Electron passes a safeStorage one) */
-  secretStore?: SecretStore
 }
 
 export function defaultLocalSocket(): string {
@@ -67,7 +65,8 @@ export class Core {
 
   private constructor(readonly options: CoreOptions) {
     const home = options.home
-    mkdirSync(home, { recursive: true, mode: 0o700 })
+    // only its owner may enter the home, whatever the umask (secrets, keys and sockets live there)
+    ensurePrivateDir(home)
     this.db = openExclusive(home)
     this.settingsRepo = new SettingsRepo(this.db)
     this.settings = new SettingsService(this.settingsRepo, this.bus)
@@ -100,6 +99,7 @@ export class Core {
   static async open(options: CoreOptions): Promise<Core> {
     const core = new Core(options)
     writeFileSync(join(options.home, 'daemon.pid'), `${process.pid}\n`, { mode: 0o600 })
+    ensurePrivateFile(join(options.home, 'daemon.pid'))
     return core
   }
 

@@ -16,7 +16,7 @@ export function installModules(core: Core): void {
   installMeter(core)
   installRoutes(core, pause)
   installDesktop(core)
-  const secrets = installSecrets(core, core.options.secretStore)
+  const secrets = installSecrets(core)
   installWorkspace(core)
   installSnapshots(core, secrets, pause)
 }

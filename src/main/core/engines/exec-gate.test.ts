@@ -42,6 +42,18 @@ describe('starting processes in a container that is about to be paused', () => {
     await expect(openExec(docker, 'c1', create('ls'), { hijack: true })).resolves.toBeTruthy()
   })
 
+  it('keeps a container held until every hold on it is released (a checkpoint inside a pause, a snapshot)', async () => {
+    const { docker } = fakeEngine(1, 0)
+    const outer = await holdExecs('c5', 'session calm-otter-5 is pausing')
+    const inner = await holdExecs('c5', 'the session is being checkpointed')
+    await expect(openExec(docker, 'c5', create('ls'), { hijack: true })).rejects.toThrow('being checkpointed')
+    inner()
+    inner()
+    await expect(openExec(docker, 'c5', create('ls'), { hijack: true })).rejects.toThrow('calm-otter-5 is pausing')
+    outer()
+    await expect(openExec(docker, 'c5', create('ls'), { hijack: true })).resolves.toBeTruthy()
+  })
+
   it('waits for a start under way, and for its process to run, before the pause goes on', async () => {
     const { docker, log } = fakeEngine(60, 80)
     const opening = openExec(docker, 'c3', create('tmux-attach'), { hijack: true })

@@ -24,7 +24,8 @@ interface Starting {
 const SETTLING_MS = 3_000
 
 const starting = new Map<string, Set<Starting>>()
-const holds = new Map<string, string>()
+/** the reasons each container is held for, newest last: holds nest (a pause's checkpoint inside the pause) */
+const holds = new Map<string, string[]>()
 
 /** Creates and starts an exec in a container, unless a pause holds that container. */
 export async function openExec(
@@ -34,7 +35,7 @@ export async function openExec(
   start: Dockerode.ExecStartOptions,
 ): Promise<OpenedExec> {
   const held = holds.get(containerId)
-  if (held) throw new BerthError('conflict', held)
+  if (held?.length) throw new BerthError('conflict', held[held.length - 1]!)
   let resolveStarted!: (e: Dockerode.Exec | null) => void
   const entry: Starting = { started: new Promise((r) => (resolveStarted = r)), at: Number.POSITIVE_INFINITY }
   const set = starting.get(containerId) ?? new Set<Starting>()
@@ -65,9 +66,17 @@ export async function openExec(
  * under way runs its process (or `ms` passed). Returns the release.
  */
 export async function holdExecs(containerId: string, why: string, ms = 5_000): Promise<() => void> {
-  holds.set(containerId, why)
+  const list = holds.get(containerId) ?? []
+  holds.set(containerId, list)
+  list.push(why)
+  let released = false
   const release = () => {
-    if (holds.get(containerId) === why) holds.delete(containerId)
+    if (released) return
+    released = true
+    const cur = holds.get(containerId)
+    const at = cur ? cur.lastIndexOf(why) : -1
+    if (cur && at >= 0) cur.splice(at, 1)
+    if (cur && cur.length === 0) holds.delete(containerId)
   }
   const deadline = Date.now() + ms
   for (const s of [...(starting.get(containerId) ?? [])]) {

@@ -1,8 +1,10 @@
 // Berth's own known-hosts store ($BERTH_HOME/known_hosts, OpenSSH's format so a person can read it
-// and `ssh -o UserKnownHostsFile=` can use it). Written atomically.
+// and `ssh -o UserKnownHostsFile=` can use it). Written durably: a torn file would make every
+// server look unknown.
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeFileDurably } from '../durable-file'
 
 export interface HostKey {
   keyType: string
@@ -66,8 +68,6 @@ export class KnownHosts {
   }
 
   private write(lines: string[]): void {
-    const tmp = `${this.file}.${process.pid}.tmp`
-    writeFileSync(tmp, lines.map((l) => l + '\n').join(''), { mode: 0o600 })
-    renameSync(tmp, this.file)
+    writeFileDurably(this.file, lines.map((l) => l + '\n').join(''))
   }
 }

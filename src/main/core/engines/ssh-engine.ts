@@ -1,12 +1,13 @@
 // A connected server: Docker calls go through a stream-local forward of the server's Docker socket
 // over the one persistent ssh connection, exposed as a private unix socket in $BERTH_HOME/run
 // (Podman Desktop's trick), so dockerode never sees SSH and keeps its HTTP connections alive.
-import { chmodSync, mkdirSync, rmSync } from 'node:fs'
+import { chmodSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
 import type Dockerode from 'dockerode'
 import { BerthError } from '../../../shared/errors'
+import { ensurePrivateDir } from '../durable-file'
 import { createDockerClient } from './docker-client'
 import { shq, type Engine, type EngineFacts, type ShellProcess } from './engine'
 import { readFacts } from './facts'
@@ -42,7 +43,7 @@ export class SshEngine implements Engine {
     this.connection.on('state', (state: string) => {
       if (state === 'connected') this.remoteSocket = undefined // re-read DOCKER_HOST: the server may have changed
     })
-    mkdirSync(runDir, { recursive: true, mode: 0o700 })
+    ensurePrivateDir(runDir)
     this.localSocket = join(runDir, `${name}.docker.sock`)
     this.docker = createDockerClient({
       socketPath: this.localSocket,

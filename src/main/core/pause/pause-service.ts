@@ -144,6 +144,8 @@ export class PauseService implements PauseApi {
       return { paused: false }
     }
     if (row.state !== 'running') throw stateError(row, 'pause')
+    // work that began while this call waited (a snapshot's hold) goes first
+    if (this.work.has(row.id)) return await this.pause(row.id, req)
     const w = this.work.begin(row.id, 'pause')
     void this.runPause(row, req, w, t0).then(
       (r) => w.done.resolve(r),
@@ -397,6 +399,7 @@ export class PauseService implements PauseApi {
     }
     if (row.state === 'running') return { resumed: false }
     if (row.state !== 'paused') throw stateError(row, 'resume')
+    if (this.work.has(row.id)) return await this.resume(row.id, opts)
     const w = this.work.begin(row.id, 'resume')
     try {
       const r = await this.runResume(row, opts, t0)
@@ -619,7 +622,12 @@ export class PauseService implements PauseApi {
     await this.work.settled(sessionId)
   }
 
-  /** True while a pause, resume or reconciliation of the session runs in this process. */
+  /** Runs `fn` while no pause, resume or reconciliation of the session runs; those wait for it. */
+  exclusive<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    return this.work.hold(sessionId, fn)
+  }
+
+  /** True while a pause, resume, reconciliation or hold of the session runs in this process. */
   busy(sessionId: string): boolean {
     return this.work.has(sessionId)
   }

@@ -1,4 +1,5 @@
-// What a session is going through in this process (a pause, a resume, a reconciliation), so a
+// What a session is going through in this process (a pause, a resume, a reconciliation, or a hold:
+// work of another domain that must not meet a pause, a named snapshot's commit for one), so a
 // second caller waits for the first instead of starting a second transition.
 import type { PauseResult } from '../../../shared/contract'
 
@@ -34,7 +35,7 @@ export function deferred<T>(): Deferred<T> {
 }
 
 export interface Work {
-  kind: 'pause' | 'resume' | 'reconcile'
+  kind: 'pause' | 'resume' | 'reconcile' | 'hold'
   /** a pause: the sandbox stopped (the answer without --wait) */
   stopped: Deferred<PauseResult>
   /** the whole work: durable (pause) or running (resume) */
@@ -65,5 +66,25 @@ export class SessionWork {
   /** Waits until no work of the session is under way. */
   async settled(sessionId: string): Promise<void> {
     for (let w = this.work.get(sessionId); w; w = this.work.get(sessionId)) await w.done.promise.catch(() => undefined)
+  }
+
+  /**
+   * Runs `fn` as the session's one piece of work: once nothing else runs, and with every pause or
+   * resume that arrives meanwhile waiting for it.
+   */
+  async hold<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    // another caller may begin between settled() and here: begin only when nothing is registered
+    while (this.work.has(sessionId)) await this.settled(sessionId)
+    const w = this.begin(sessionId, 'hold')
+    try {
+      const r = await fn()
+      w.done.resolve(r)
+      return r
+    } catch (e) {
+      w.done.reject(e)
+      throw e
+    } finally {
+      this.end(sessionId, w)
+    }
   }
 }

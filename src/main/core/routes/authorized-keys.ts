@@ -1,10 +1,14 @@
 // Who may use the gateway: the public keys of the user running Berth (~/.ssh/*.pub) and the
-// authorizedKeys setting. Read on every attempt, so a key added a minute ago works at once.
+// authorizedKeys setting. Read on every attempt, so a key added a minute ago works at once. A line
+// is a key alone: authorized_keys options (from=, command=, restrict) would promise limits the
+// gateway does not enforce, so the setting refuses them (checkAuthorizedKeys) rather than
+// ignoring them, and a .pub line with anything in front of its key is not a key.
 import { timingSafeEqual } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { utils, type ParsedKey } from 'ssh2'
+import { PUBLIC_KEY_LINE } from '../../../shared/settings/routes'
 
 export interface AllowedKey {
   key: ParsedKey
@@ -13,12 +17,12 @@ export interface AllowedKey {
   source: string
 }
 
-/** The public key text of one line: options in front (authorized_keys style) are skipped. */
+/** "TYPE BASE64" of a line that is a key alone (a comment may follow); undefined for anything else. */
 function keyText(line: string): string | undefined {
   const t = line.trim()
-  if (!t || t.startsWith('#')) return undefined
-  const m = /(?:^|\s)((?:ssh-|ecdsa-|sk-)[^\s]+\s+[A-Za-z0-9+/=]+)/.exec(t)
-  return m?.[1]
+  if (!t || t.startsWith('#') || !PUBLIC_KEY_LINE.test(t)) return undefined
+  const [type, blob] = t.split(/\s+/)
+  return `${type} ${blob}`
 }
 
 export function parsePublicKey(line: string): ParsedKey | undefined {
@@ -27,9 +31,20 @@ export function parsePublicKey(line: string): ParsedKey | undefined {
   const parsed = utils.parseKey(text)
   const key = Array.isArray(parsed) ? parsed[0] : parsed
   if (!key || key instanceof Error) return undefined
-  // certificates would need a CA check this gateway does not do
-  if (key.type.includes('-cert-')) return undefined
+  // the blob must say the type the line says (a key of another type under an ed25519 label is not one)
+  if (key.type !== text.split(' ')[0]) return undefined
   return key
+}
+
+/** Why the authorizedKeys setting cannot be taken as given (a key ssh2 cannot read), or undefined. */
+export function checkAuthorizedKeys(lines: readonly string[]): string | undefined {
+  for (const [i, line] of lines.entries()) {
+    if (!parsePublicKey(line)) {
+      const shown = line.trim().split(/\s+/).slice(0, 2).join(' ').slice(0, 60)
+      return `authorizedKeys[${i}] (${shown}...) is not a public key the gateway can read: copy the whole line of the key's .pub file`
+    }
+  }
+  return undefined
 }
 
 export class AuthorizedKeys {

@@ -1,8 +1,9 @@
 // The gateway's host key: generated once per BERTH_HOME and kept (0600), so a client that trusted it
 // never sees a changed host key after a restart of Berth, a reboot or an upgrade.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { utils, type ParsedKey } from 'ssh2'
+import { ensurePrivateDir, ensurePrivateFile, writeFileDurably } from '../durable-file'
 import { fingerprintOf } from '../engines/known-hosts'
 
 export interface GatewayHostKey {
@@ -15,9 +16,7 @@ export interface GatewayHostKey {
 
 /** $BERTH_HOME/ssh: the gateway's key, the pinned known_hosts entry and the generated ssh config. */
 export function routesDir(home: string): string {
-  const dir = join(home, 'ssh')
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  return dir
+  return ensurePrivateDir(join(home, 'ssh'))
 }
 
 /**
@@ -46,15 +45,14 @@ export function loadOrCreateHostKey(home: string): GatewayHostKey {
   let loaded = readKey(file)
   if (!loaded) {
     const pair = generateEd25519('berth-gateway')
-    const tmp = `${file}.tmp-${process.pid}`
-    writeFileSync(tmp, pair.private, { mode: 0o600 })
-    writeFileSync(`${file}.pub`, pair.public + '\n', { mode: 0o644 })
-    renameSync(tmp, file)
+    writeFileDurably(`${file}.pub`, pair.public + '\n')
+    writeFileDurably(file, pair.private)
     loaded = readKey(file)
     if (!loaded) throw new Error(`the gateway host key ${file} could not be written`)
   }
   // a key someone else could read is a key someone else could impersonate the gateway with
-  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+  ensurePrivateFile(file)
+  ensurePrivateFile(`${file}.pub`)
   const blob = loaded.key.getPublicSSH()
   return { privateKey: loaded.privateKey, publicKey: `${loaded.key.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) }
 }

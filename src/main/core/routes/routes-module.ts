@@ -12,7 +12,7 @@ import { LIVE } from '../sessions/lifecycle'
 import type { SessionRow } from '../store/sessions-repo'
 import { ActivityTap } from './activity'
 import { AgentForwarding } from './agent-forwarding'
-import { AuthorizedKeys } from './authorized-keys'
+import { AuthorizedKeys, checkAuthorizedKeys } from './authorized-keys'
 import { ContainerPorts } from './container-ports'
 import { loadOrCreateHostKey, routesDir, type GatewayHostKey } from './host-key'
 import { listeningPorts } from './listening-ports'
@@ -21,7 +21,8 @@ import { PreviewProxy } from './preview-proxy'
 import { PreviewSecrets } from './preview-secrets'
 import { RouteTable } from './route-table'
 import { hostAlias, includeLine, renderSshConfig, sshLine, writeAtomically } from './ssh-config'
-import { SshGateway, type GatewayLimits } from './ssh-gateway'
+import type { GatewayLimits } from './gateway-limits'
+import { SshGateway } from './ssh-gateway'
 import { within } from '../deadline'
 
 const HOST = '127.0.0.1'
@@ -68,6 +69,7 @@ export class RoutesModule implements CoreModule {
     this.knownHostsPath = join(this.dir, 'known_hosts')
     this.hostKey = loadOrCreateHostKey(core.options.home)
     this.keys = new AuthorizedKeys(() => settings().authorizedKeys)
+    core.settings.checks.push((_next, patch) => (patch.authorizedKeys ? checkAuthorizedKeys(patch.authorizedKeys) : undefined))
     this.table = new RouteTable(core.sessionsRepo, core.engines, settings)
     const activity = new ActivityTap(core.bus)
     this.gateway = new SshGateway({
@@ -128,7 +130,7 @@ export class RoutesModule implements CoreModule {
 
   async start(): Promise<void> {
     const s = this.core.settings.get()
-    writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`, 0o644)
+    writeAtomically(this.knownHostsPath, `${HOST_KEY_ALIAS} ${this.hostKey.publicKey}\n`)
     await this.bind(s)
     this.bound()
     this.unsubscribe = this.core.bus.onContract((name, payload) => this.onEvent(name, payload))

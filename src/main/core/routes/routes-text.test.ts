@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseListeningPorts } from './listening-ports'
 import { includeLine, renderSshConfig, sshLine } from './ssh-config'
-import { parsePublicKey } from './authorized-keys'
+import { checkAuthorizedKeys, parsePublicKey } from './authorized-keys'
 import { Settings } from '../../../shared/settings'
 
 describe('listening ports', () => {
@@ -54,14 +54,23 @@ describe('the ssh config', () => {
 
 describe('authorized keys', () => {
   const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKt4LrSy6tuZxVDnN6W/Y6GdNOKfwBu0IRXAsfZ+u4B6 me@laptop'
-  it('parse plain lines and authorized_keys lines with options, and nothing else', () => {
+  it('parse a key alone (a comment may follow), and nothing else: options in front make a line no key', () => {
     expect(parsePublicKey(key)?.type).toBe('ssh-ed25519')
-    expect(parsePublicKey(`no-pty,no-agent-forwarding ${key}`)?.type).toBe('ssh-ed25519')
+    expect(parsePublicKey(`  ${key}  `)?.type).toBe('ssh-ed25519')
+    expect(parsePublicKey(`no-pty,no-agent-forwarding ${key}`)).toBeUndefined()
+    expect(parsePublicKey(`from="10.0.0.1" ${key}`)).toBeUndefined()
     expect(parsePublicKey('# a comment')).toBeUndefined()
     expect(parsePublicKey('ssh-ed25519 bm90IGEga2V5')).toBeUndefined()
   })
-  it('are validated when set', () => {
+  it('are validated when set: options are refused with the reason, keys ssh2 cannot read too', () => {
     expect(Settings.shape.authorizedKeys.safeParse([key]).success).toBe(true)
     expect(Settings.shape.authorizedKeys.safeParse(['hello']).success).toBe(false)
+    for (const options of ['restrict', 'command="ls -l"', 'from="10.0.0.1",no-pty']) {
+      const r = Settings.shape.authorizedKeys.safeParse([`${options} ${key}`])
+      expect(r.success).toBe(false)
+      expect(r.error?.issues[0]?.message).toContain('authorized_keys options (from=, command=, restrict, ...) are not supported')
+    }
+    expect(checkAuthorizedKeys([key])).toBeUndefined()
+    expect(checkAuthorizedKeys([key, 'ssh-ed25519 bm90IGEga2V5'])).toContain('authorizedKeys[1] (ssh-ed25519 bm90IGEga2V5...) is not a public key the gateway can read')
   })
 })

@@ -2,7 +2,8 @@
 // Includes from ~/.ssh/config (Berth prints that one line and never edits ~/.ssh/config). Each
 // block pins the gateway's host key through a known_hosts file of Berth's own, so the first
 // connection asks nothing and a changed key would be refused.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { ensurePrivateFile, writeFileDurably } from '../durable-file'
 
 export interface SshConfigInput {
   host: string
@@ -51,15 +52,16 @@ export function includeLine(path: string): string {
   return `Include ${quote(path)}`
 }
 
-/** Writes through a temporary file and a rename, so a reader never sees half a file. Returns whether it changed. */
-export function writeAtomically(path: string, text: string, mode = 0o600): boolean {
+/** Writes durably (a reader, a crash or a power cut never sees half a file). Returns whether it changed. */
+export function writeAtomically(path: string, text: string): boolean {
   try {
-    if (existsSync(path) && readFileSync(path, 'utf8') === text) return false
+    if (existsSync(path) && readFileSync(path, 'utf8') === text) {
+      ensurePrivateFile(path)
+      return false
+    }
   } catch {
     // unreadable: rewrite it
   }
-  const tmp = `${path}.tmp-${process.pid}`
-  writeFileSync(tmp, text, { mode })
-  renameSync(tmp, path)
+  writeFileDurably(path, text)
   return true
 }

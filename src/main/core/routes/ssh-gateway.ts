@@ -1,56 +1,23 @@
 // The ssh gateway: ssh2's Server on a loopback port. The user name is a session's route id;
-// public keys only; each connection reaches its own route's session and nothing else. Every
-// channel resolves the route again (the session may have moved since the connection began).
+// public keys only; modern algorithms only; each connection reaches its own route's session and
+// nothing else. Every channel resolves the route again (the session may have moved since the
+// connection began). A peer that keeps failing to authenticate is held off (gateway-limits.ts).
 import net, { type Socket } from 'node:net'
-import { Server, type AuthContext, type Connection, type ServerChannel, type Session as SshSession, type TcpipRequestInfo } from 'ssh2'
+import { Server, type AuthContext, type Connection, type ServerChannel, type Session as SshSession } from 'ssh2'
 import type { Settings } from '../../../shared/settings'
 import { BerthError } from '../../../shared/errors'
 import type { ActivityTap } from './activity'
 import { signatureValid, type AuthorizedKeys } from './authorized-keys'
-import { channelSink, guardInbox, pipeProcess, type ChannelBounds } from './channel-pipe'
+import { guardInbox, pipeProcess, type ChannelBounds } from './channel-pipe'
 import type { ContainerPorts } from './container-ports'
 import { signalInContainer, startContainerProcess, type ProcessSpec } from './container-process'
-import { DockerStreamReader } from './docker-stream'
+import { openForward } from './gateway-forward'
+import { acceptableEnv, dim, ptyOf, sshEnv } from './channel-requests'
 import { listenOnFreePort } from './free-port'
+import { DEFAULT_LIMITS, GATEWAY_ALGORITHMS, PeerGuard, peerOf, type GatewayLimits } from './gateway-limits'
 import type { GatewayHostKey } from './host-key'
 import type { Reached, RouteTable } from './route-table'
 import type { AgentForwarding } from './agent-forwarding'
-
-export interface GatewayLimits {
-  /** TCP connections at once, authenticated or not */
-  maxConnections: number
-  /** authenticated connections to one route at once */
-  maxConnectionsPerRoute: number
-  /** authentication requests (besides "none") one connection may make */
-  maxAuthAttempts: number
-  /** a connection that has not authenticated by then is dropped */
-  authTimeoutMs: number
-  /** open channels (sessions and forwards) on one connection */
-  maxChannelsPerConnection: number
-  /** an authenticated connection with no channel and no traffic for this long is closed */
-  idleTimeoutMs: number
-  /** env requests kept per session channel */
-  maxEnv: number
-  /** output waits while more than this is queued on a client's socket */
-  socketHighWater: number
-  /** a connection with more than this queued on its socket is cut (it stopped reading, and something ignores backpressure) */
-  socketHardLimit: number
-  /** a channel whose unread input passes this (its client ignored the window) is cut */
-  channelInboxLimit: number
-}
-
-export const DEFAULT_LIMITS: GatewayLimits = {
-  maxConnections: 256,
-  maxConnectionsPerRoute: 64,
-  maxAuthAttempts: 10,
-  authTimeoutMs: 30_000,
-  maxChannelsPerConnection: 32,
-  idleTimeoutMs: 15 * 60_000,
-  maxEnv: 64,
-  socketHighWater: 1024 * 1024,
-  socketHardLimit: 32 * 1024 * 1024,
-  channelInboxLimit: 4 * 1024 * 1024,
-}
 
 export interface GatewayDeps {
   hostKey: GatewayHostKey
@@ -68,7 +35,11 @@ interface Conn {
   socket: Socket
   client: Connection | undefined
   remote: string
+  /** the peer address the PeerGuard counts it under */
+  peer: string
   authenticated: boolean
+  /** whether the client asked to authenticate at all (a scanner that only reads the banner did not fail) */
+  triedAuth: boolean
   authAttempts: number
   route: string | undefined
   sessionId: string | undefined
@@ -79,13 +50,9 @@ interface Conn {
   authTimer: NodeJS.Timeout
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
-// set by the gateway itself; a client cannot override them
-const RESERVED_ENV = new Set(['SSH_CONNECTION', 'SSH_CLIENT', 'SSH_AUTH_SOCK', 'BERTH_SESSION', 'BERTH_ROUTE'])
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '0:0:0:0:0:0:0:1', 'ip6-localhost'])
-
 export class SshGateway {
   private readonly limits: GatewayLimits
+  private readonly guard: PeerGuard
   private readonly ssh: Server
   private readonly listener: net.Server
   private readonly conns = new Set<Conn>()
@@ -97,7 +64,8 @@ export class SshGateway {
 
   constructor(private readonly deps: GatewayDeps) {
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits }
-    this.ssh = new Server({ hostKeys: [deps.hostKey.privateKey], ident: 'Berth' })
+    this.guard = new PeerGuard(this.limits, deps.log)
+    this.ssh = new Server({ hostKeys: [deps.hostKey.privateKey], ident: 'Berth', algorithms: GATEWAY_ALGORITHMS })
     this.ssh.on('connection', (client: Connection) => this.onClient(client))
     this.ssh.on('error', (e: Error) => deps.log(`ssh gateway: ${e.message}`))
     this.listener = net.createServer((socket) => this.onSocket(socket))
@@ -145,7 +113,8 @@ export class SshGateway {
 
   private onSocket(socket: Socket): void {
     socket.on('error', () => undefined)
-    if (this.conns.size >= this.limits.maxConnections) {
+    const peer = peerOf(socket.remoteAddress)
+    if (this.conns.size >= this.limits.maxConnections || !this.guard.admit(peer)) {
       socket.destroy()
       return
     }
@@ -154,7 +123,9 @@ export class SshGateway {
       socket,
       client: undefined,
       remote: `${socket.remoteAddress ?? '?'} ${socket.remotePort ?? 0}`,
+      peer,
       authenticated: false,
+      triedAuth: false,
       authAttempts: 0,
       route: undefined,
       sessionId: undefined,
@@ -170,6 +141,7 @@ export class SshGateway {
     socket.once('close', () => {
       clearTimeout(conn.authTimer)
       this.conns.delete(conn)
+      if (!conn.authenticated) this.guard.settle(peer, conn.triedAuth)
     })
     this.ssh.injectSocket(socket)
   }
@@ -224,7 +196,7 @@ export class SshGateway {
       this.serveSession(conn, session)
     })
     client.on('tcpip', (accept, reject, info) => {
-      this.forward(conn, accept, reject, info).catch((e: Error) => {
+      openForward({ ...this.deps, conn, limits: this.limits, bounds: this.bounds() }, accept, reject, info).catch((e: Error) => {
         this.deps.log(`ssh gateway: a forward from ${conn.route ?? '?'} failed: ${e.message}`)
         reject()
       })
@@ -232,6 +204,7 @@ export class SshGateway {
   }
 
   private authenticate(conn: Conn, ctx: AuthContext): void {
+    conn.triedAuth = true
     if (ctx.method !== 'none') conn.authAttempts++
     if (conn.authAttempts > this.limits.maxAuthAttempts) {
       ctx.reject()
@@ -253,6 +226,7 @@ export class SshGateway {
 
   private onReady(conn: Conn): void {
     conn.authenticated = true
+    this.guard.settle(conn.peer, false)
     clearTimeout(conn.authTimer)
     const row = conn.sessionId ? this.deps.routes.get(conn.sessionId) : undefined
     const sameRoute = [...this.conns].filter((c) => c.authenticated && !c.refusal && c.sessionId === conn.sessionId).length
@@ -273,19 +247,12 @@ export class SshGateway {
     let running: { reached: Reached; resize(cols: number, rows: number): void; pid(): number | undefined } | undefined
     session.on('error', () => undefined)
     session.on('env', (accept, reject, info) => {
-      const ok =
-        Object.keys(env).length < this.limits.maxEnv &&
-        typeof info.key === 'string' &&
-        ENV_NAME.test(info.key) &&
-        !RESERVED_ENV.has(info.key) &&
-        typeof info.val === 'string' &&
-        info.val.length <= 8192 &&
-        !info.val.includes('\0')
+      const ok = Object.keys(env).length < this.limits.maxEnv && acceptableEnv(info.key, info.val)
       if (ok) env[info.key] = info.val
       ;(ok ? accept : reject)?.()
     })
     session.on('pty', (accept, _reject, info) => {
-      pty = { term: /^[A-Za-z0-9._+-]{1,64}$/.test(info.term) ? info.term : 'xterm', cols: dim(info.cols, 80), rows: dim(info.rows, 24) }
+      pty = ptyOf(info)
       accept?.()
     })
     session.on('window-change', (accept, _reject, info) => {
@@ -368,7 +335,7 @@ export class SshGateway {
       return refuse(e instanceof BerthError ? e.message : `cannot reach the session: ${(e as Error).message}`)
     }
     if (closed) return
-    const env: Record<string, string> = { ...clientEnv, ...this.sshEnv(conn) }
+    const env: Record<string, string> = { ...clientEnv, ...sshEnv(conn.remote, this.boundPort) }
     if (pty) env.TERM = pty.term
     let agent: { socketPath: string; stop(): void } | undefined
     if (agentRequested && conn.client) {
@@ -426,78 +393,4 @@ export class SshGateway {
       if (foreground) this.deps.activity.foreground(sessionId, -1)
     }
   }
-
-  private sshEnv(conn: Conn): Record<string, string> {
-    const [ip, port] = conn.remote.split(' ')
-    return {
-      SSH_CONNECTION: `${ip} ${port} 127.0.0.1 ${this.boundPort}`,
-      SSH_CLIENT: `${ip} ${port} ${this.boundPort}`,
-    }
-  }
-
-  /** `ssh -L` / `ssh -W`: only to a port of this connection's own session. */
-  private async forward(conn: Conn, accept: () => ServerChannel, reject: () => void, info: TcpipRequestInfo): Promise<void> {
-    if (!conn.authenticated || conn.refusal || !conn.sessionId || conn.channels >= this.limits.maxChannelsPerConnection) return reject()
-    const host = String(info.destIP ?? '').toLowerCase()
-    const own = LOOPBACK_NAMES.has(host) || host === conn.route || host === `${conn.route}.berth`
-    if (!own || !Number.isInteger(info.destPort) || info.destPort < 1 || info.destPort > 65535) {
-      this.deps.log(`ssh gateway: refused a forward from ${conn.route} to ${host}:${info.destPort}: only the session's own ports are reachable`)
-      return reject()
-    }
-    conn.channels++
-    let counted = true
-    const uncount = () => {
-      if (!counted) return
-      counted = false
-      conn.channels--
-      conn.lastActive = Date.now()
-    }
-    let upstream
-    try {
-      const reached = await this.deps.routes.reach(conn.sessionId)
-      upstream = await this.deps.ports.connect(reached.engine, reached.containerId, info.destPort)
-    } catch {
-      uncount()
-      return reject()
-    }
-    if (conn.socket.destroyed) {
-      uncount()
-      upstream.destroy()
-      return
-    }
-    const channel = accept()
-    if (!channel) {
-      uncount()
-      upstream.destroy()
-      return
-    }
-    const sessionId = conn.sessionId
-    const touch = () => {
-      conn.lastActive = Date.now()
-      this.deps.activity.touch(sessionId)
-    }
-    channel.on('error', () => undefined)
-    upstream.on('error', () => undefined)
-    guardInbox(channel, this.limits.channelInboxLimit, () => conn.socket.destroy())
-    channel.on('data', touch)
-    channel.pipe(upstream)
-    const out = new DockerStreamReader(false, channelSink(channel, conn.socket, this.bounds(), touch))
-    out.on('error', () => upstream.destroy())
-    upstream.pipe(out)
-    out.on('finish', () => channel.end())
-    const up = upstream
-    let upEnded = false
-    upstream.once('end', () => (upEnded = true))
-    channel.once('close', () => {
-      uncount()
-      up.destroy()
-      out.destroy()
-    })
-    // an upstream that ended cleanly closes the channel once its last bytes are sent (out's finish)
-    upstream.once('close', () => {
-      if (!upEnded) channel.close()
-    })
-  }
 }
-
-const dim = (n: unknown, fallback: number): number => (typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= 10_000 ? n : fallback)

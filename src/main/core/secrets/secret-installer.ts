@@ -1,32 +1,19 @@
 // Puts a session's secrets into /run/berth/secrets/ after every start of its container. The folder is
-// a tmpfs-backed volume that each start leaves empty, so the values exist only in the running
-// container's memory: never in a committed layer, a checkpoint or a transfer. They travel as a tar
-// in the Docker API request body, never in a command line or the events log.
+// a tmpfs-backed volume that each start leaves empty, so the values never sit in a committed layer,
+// a workspace copy or a transfer. They travel as a tar in the Docker API request body, never in a
+// command line or the events log. The folder and its files belong to the user the session's
+// processes run as, readable by it alone. A process that reads a secret holds it in its memory,
+// which a memory pause dumps with the rest: see the README's security model.
+import { posix } from 'node:path'
 import { pack } from 'tar-stream'
 import type { Engine } from '../engines/engine'
 import { SECRETS_DIR } from '../sessions/container-spec'
 import type { SessionRow } from '../store/sessions-repo'
+import { containerUser, type FileOwner } from './container-user'
 import type { SecretStore } from './secret-store'
 
-export interface Owner {
-  uid: number
-  gid: number
-  mode: number
-}
-
-/**
- * Who may read the files: the container's user. Root by default; a numeric USER owns them; a named
- * USER cannot be resolved without reading the image's passwd, so the files are readable by all
- * users of the session (the session is one person's).
- */
-export function ownerFor(user: string | undefined): Owner {
-  if (!user || user === 'root' || user === '0') return { uid: 0, gid: 0, mode: 0o400 }
-  const m = /^(\d+)(?::(\d+))?$/.exec(user)
-  if (m) return { uid: Number(m[1]), gid: Number(m[2] ?? m[1]), mode: 0o400 }
-  return { uid: 0, gid: 0, mode: 0o444 }
-}
-
-export async function secretsArchive(files: Array<{ name: string; value: Buffer }>, owner: Owner = ownerFor(undefined)): Promise<Buffer> {
+/** The folder's own entry, then one file per secret, all the owner's: dr-x------ and -r--------. */
+export async function secretsArchive(files: Array<{ name: string; value: Buffer }>, owner: FileOwner = { uid: 0, gid: 0 }): Promise<Buffer> {
   const p = pack()
   const chunks: Buffer[] = []
   p.on('data', (d: unknown) => void chunks.push(d as Buffer))
@@ -34,7 +21,10 @@ export async function secretsArchive(files: Array<{ name: string; value: Buffer 
     p.on('end', () => resolve())
     p.on('error', reject)
   })
-  for (const f of files) p.entry({ name: f.name, mode: owner.mode, uid: owner.uid, gid: owner.gid, mtime: new Date() }, f.value)
+  const dir = posix.basename(SECRETS_DIR)
+  const mtime = new Date()
+  p.entry({ name: `${dir}/`, type: 'directory', mode: 0o500, uid: owner.uid, gid: owner.gid, mtime })
+  for (const f of files) p.entry({ name: `${dir}/${f.name}`, mode: 0o400, uid: owner.uid, gid: owner.gid, mtime }, f.value)
   p.finalize()
   await done
   return Buffer.concat(chunks)
@@ -43,8 +33,8 @@ export async function secretsArchive(files: Array<{ name: string; value: Buffer 
 export class SecretInstaller {
   constructor(
     private readonly store: SecretStore,
-    /** a secret the session names is no longer stored: said in the events log, never fatal */
-    private readonly missing: (row: SessionRow, names: string[]) => void,
+    /** something the session should know about its secrets (gone from the store, root only...): said in the events log, never fatal */
+    private readonly note: (row: SessionRow, kind: string, detail: Record<string, unknown>) => void,
   ) {}
 
   async install(row: SessionRow, engine: Engine, containerId: string): Promise<void> {
@@ -52,14 +42,23 @@ export class SecretInstaller {
     const files: Array<{ name: string; value: Buffer }> = []
     const gone: string[] = []
     for (const name of row.secrets) {
-      const value = this.store.get(name)
+      let value: Buffer | undefined
+      try {
+        value = this.store.get(name)
+      } catch (e) {
+        // an unreadable store starts the session without its secrets, and says why
+        this.note(row, 'secrets-unreadable', { message: `secrets not installed: ${(e as Error).message}` })
+        return
+      }
       if (value) files.push({ name, value })
       else gone.push(name)
     }
-    if (gone.length) this.missing(row, gone)
+    if (gone.length) this.note(row, 'secrets-missing', { names: gone, message: `not installed: ${gone.join(', ')} (no longer stored)` })
     if (files.length === 0) return
     const container = engine.docker.getContainer(containerId)
     const info = await container.inspect()
-    await container.putArchive(await secretsArchive(files, ownerFor(info.Config?.User)), { path: SECRETS_DIR })
+    const user = await containerUser(container, info.Config?.User)
+    if (user.fallback) this.note(row, 'secrets-root-only', { message: user.fallback })
+    await container.putArchive(await secretsArchive(files, user.owner), { path: posix.dirname(SECRETS_DIR) })
   }
 }

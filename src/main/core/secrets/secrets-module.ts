@@ -11,20 +11,20 @@ export class Secrets {
     readonly store: SecretStore,
     core: Core,
   ) {
-    this.installer = new SecretInstaller(store, (row, names) =>
-      core.lifecycle.note(row.id, 'secrets-missing', { names, message: `not installed: ${names.join(', ')} (no longer stored)` }),
-    )
+    this.installer = new SecretInstaller(store, (row, kind, detail) => core.lifecycle.note(row.id, kind, detail))
   }
 
   /** Every name must be stored before a session may ask for it. */
   assertKnown(names: string[]): void {
-    const missing = names.filter((n) => !this.store.get(n))
+    const stored = new Set(this.store.list().map((s) => s.name))
+    const missing = names.filter((n) => !stored.has(n))
     if (missing.length) {
       throw new BerthError('not_found', `secret not found: ${missing[0]}; store it first with: berth secret set ${missing[0]}`)
     }
   }
 }
 
+/** The same store for both hosts (secret-store.ts); the desktop app adds a keychain copy of its key. */
 export function installSecrets(core: Core, store: SecretStore = new FileSecretStore(core.options.home)): Secrets {
   const secrets = new Secrets(store, core)
   core.sessions.afterStart.push((row, engine, containerId) => secrets.installer.install(row, engine, containerId))
@@ -37,6 +37,7 @@ export function installSecrets(core: Core, store: SecretStore = new FileSecretSt
       },
       'secret.list': () => store.list(),
       'secret.remove': (a) => ({ removed: store.remove(a.name) }),
+      'secret.info': () => store.protection(),
     },
   )
   return secrets

@@ -130,8 +130,10 @@ export class ServerService {
     const helper = await this.removeHelper(name)
     await this.engines.forget(name)
     this.servers.remove(name)
+    // the known_hosts entry belongs to the address (host and port), which another server may share
+    // under another user or name
     const target = parseSshUrl(row.url)
-    const stillUsed = this.servers.list().some((s) => s.kind === 'ssh' && s.url === row.url)
+    const stillUsed = this.servers.list().some((s) => s.kind === 'ssh' && sameAddress(s.url, target))
     if (!stillUsed) this.knownHosts.remove(target.host, target.port)
     return { removed: true, helper }
   }
@@ -174,5 +176,15 @@ export class ServerService {
       os: facts.os,
       kernel: facts.kernel,
     }
+  }
+}
+
+/** Whether a server's url names the same ssh address as `target`, as its known_hosts entry does (host and port). */
+function sameAddress(url: string, target: SshTarget): boolean {
+  try {
+    const t = parseSshUrl(url)
+    return t.host === target.host && t.port === target.port
+  } catch {
+    return false
   }
 }

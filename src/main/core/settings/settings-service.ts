@@ -1,4 +1,5 @@
 import { Settings, SettingsPatch, type Settings as SettingsT } from '../../../shared/settings'
+import { BerthError } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { SettingsRepo } from '../store/settings-repo'
 
@@ -11,6 +12,11 @@ const KEY = 'settings'
  */
 export class SettingsService {
   private cached: SettingsT | null = null
+  /**
+   * What the contract's schema cannot check (it runs in the renderer too): a feature adds a check
+   * that returns why a new value is refused, e.g. a key ssh2 cannot read.
+   */
+  readonly checks: Array<(next: SettingsT, patch: SettingsPatch) => string | undefined> = []
 
   constructor(
     private readonly repo: SettingsRepo,
@@ -35,6 +41,10 @@ export class SettingsService {
   set(patch: SettingsPatch): SettingsT {
     const checked = SettingsPatch.parse(patch)
     const next = Settings.parse({ ...this.get(), ...checked })
+    for (const check of this.checks) {
+      const why = check(next, checked)
+      if (why) throw new BerthError('usage', why)
+    }
     this.repo.set(KEY, next)
     this.cached = next
     this.bus.emit('settings.changed', next)

@@ -2,6 +2,7 @@
 // the container (its writable layer on top of its image) and a copy of its workspace volume. The
 // container keeps running: a commit takes about 0.1 s, and a seal does not even freeze it.
 import type { Engine } from '../engines/engine'
+import { holdExecs } from '../engines/exec-gate'
 import { containerName } from '../sessions/container-spec'
 import type { SessionRow } from '../store/sessions-repo'
 import type { CheckpointRef } from '../store/snapshots-repo'
@@ -25,10 +26,12 @@ export interface CaptureNames {
 /**
  * `freeze`: pause the container's processes for the instant of the commit (consistent files; what a
  * named snapshot does). Seals do not: they must never stop the session, and a freeze could collide
- * with a checkpoint's own.
+ * with a checkpoint's own. A freezing commit holds the container's execs as a pause does
+ * (engines/exec-gate.ts): an exec still starting would freeze in runc init and wedge the engine.
  */
 export async function captureDisk(engine: Engine, homeId: string, row: SessionRow, names: CaptureNames, freeze: boolean): Promise<DiskCapture> {
-  const container = engine.docker.getContainer(row.containerId ?? containerName(row.id))
+  const containerId = row.containerId ?? containerName(row.id)
+  const container = engine.docker.getContainer(containerId)
   // size=1 asks the engine for the writable layer's size (dockerode passes options as the query)
   const info = (await container.inspect({ size: true } as object)) as unknown as { SizeRw?: number }
   const tag = names.image.slice(SNAPSHOT_REPO.length + 1)
@@ -36,7 +39,12 @@ export async function captureDisk(engine: Engine, homeId: string, row: SessionRo
   let volumeMade = false
   let helper: string | undefined
   try {
-    await container.commit({ repo: SNAPSHOT_REPO, tag, pause: freeze, comment: `Berth snapshot ${names.snapshotId}` })
+    const release = freeze ? await holdExecs(containerId, `session ${row.name} is being snapshotted; run it again in a moment`) : undefined
+    try {
+      await container.commit({ repo: SNAPSHOT_REPO, tag, pause: freeze, comment: `Berth snapshot ${names.snapshotId}` })
+    } finally {
+      release?.()
+    }
     committed = true
     await engine.docker.createVolume({ Name: names.volume, Labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: names.snapshotId } })
     volumeMade = true

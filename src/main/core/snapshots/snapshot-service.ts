@@ -211,10 +211,16 @@ export class SnapshotService {
     }
   }
 
-  /** A named snapshot of a running or paused session. */
+  /**
+   * A named snapshot of a running or paused session. It runs under the session's snapshot lock and
+   * as the session's one piece of pause work: a pause or resume that arrives meanwhile waits for it
+   * (a commit that freezes the container must not meet a pause's freeze or checkpoint).
+   */
   async create(ref: string, name: string | undefined, progress?: ProgressReporter): Promise<Snapshot> {
     const first = this.ctx.sessions.resolve(ref)
-    return await this.locks.run(first.id, async () => {
+    const pause = this.ctx.memory?.pause
+    const exclusive = <T>(fn: () => Promise<T>): Promise<T> => (pause ? pause.exclusive(first.id, fn) : fn())
+    return await this.locks.run(first.id, () => exclusive(async () => {
       const row = this.ctx.sessions.resolve(first.id)
       if (!['running', 'paused'].includes(row.state)) {
         if (row.state === 'finished') throw new BerthError('refused', `cannot snapshot session ${row.name}: the session finished`)
@@ -229,7 +235,7 @@ export class SnapshotService {
       })
       progress?.done('capture', `snapshot ${snap.id} of ${row.name} is ready`, snap.sizeBytes)
       return this.toModel(snap)
-    })
+    }))
   }
 
   async remove(ref: string): Promise<{ deleted: boolean; id?: string }> {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensurePrivateDir, ensurePrivateFile } from '../durable-file'
 import { migrations } from './migrations'
 
 export type Db = Database.Database
@@ -10,8 +10,11 @@ export type Db = Database.Database
  * power cut (the lid-close path depends on it). Runs pending migrations.
  */
 export function openDatabase(home: string, opts: { exclusive?: boolean } = {}): Db {
-  mkdirSync(home, { recursive: true, mode: 0o700 })
-  const db = new Database(join(home, 'berth.db'))
+  ensurePrivateDir(home)
+  const file = join(home, 'berth.db')
+  const db = new Database(file)
+  // SQLite makes the file with the umask's mode, and its -wal and -shm files with the file's own
+  ensurePrivateFile(file)
   try {
     if (opts.exclusive) {
       // Only one process drives the engines for a home: the exclusive lock is a kernel lock that dies

@@ -43,8 +43,10 @@ export function NewSessionDialog() {
   const [op] = useState(newOp)
   const [secrets, setSecrets] = useState<string[]>([])
   const [chosen, setChosen] = useState<string[]>([])
+  const [noKeychain, setNoKeychain] = useState(false)
   useEffect(() => {
     stores.client.call('secret.list', {}).then((list) => setSecrets(list.map((s) => s.name)), () => setSecrets([]))
+    stores.client.call('secret.info', {}).then((p) => setNoKeychain(p.keychain?.backend === 'basic_text'), () => setNoKeychain(false))
   }, [stores])
 
   // images the user already runs, to pick from
@@ -117,7 +119,11 @@ export function NewSessionDialog() {
         </label>
         {secrets.length > 0 && (
           <fieldset className="field" style={{ border: 'none', padding: 0, margin: 0 }}>
-            Secrets <span className="hint">files under /run/berth/secrets/, never in a snapshot</span>
+            Secrets{' '}
+            <span className="hint">
+              files under /run/berth/secrets/ for the session's user, never in its files (a memory pause keeps what its processes read)
+              {noKeychain ? "; no OS keychain here (Electron's basic_text): their key file alone guards them" : ''}
+            </span>
             <span style={{ display: 'flex', gap: 12, flexWrap: 'wrap' }}>
               {secrets.map((n) => (
                 <label key={n} className="choice">
