@@ -11,7 +11,8 @@ export const daemonCommands: Command[] = [
     path: ['daemon'],
     usage: 'berth daemon [--foreground]',
     summary: 'run the headless core (in the background unless --foreground)',
-    options: { foreground: { type: 'boolean' } },
+    group: 'berth',
+    options: { foreground: { type: 'boolean', help: 'stay in the foreground, logging to stderr (what a service manager runs)' } },
     positionals: [0, 0],
     async run(p, io) {
       if (bool(p, 'foreground')) {
@@ -48,6 +49,7 @@ export const daemonCommands: Command[] = [
     path: ['shutdown'],
     usage: 'berth shutdown',
     summary: 'stop the daemon of this BERTH_HOME',
+    group: 'berth',
     positionals: [0, 0],
     async run(_p, io) {
       let c: ControlClient

@@ -1,4 +1,5 @@
 import type { Command } from '../command'
+import { cliCommands } from './cli'
 import { daemonCommands } from './daemon'
 import { execCommand } from './exec'
 import { meterCommands } from './meter'
@@ -29,4 +30,5 @@ export const commands: Command[] = [
   ...sessionVerbCommands,
   ...workspaceCommands,
   ...secretCommands,
+  ...cliCommands,
 ]

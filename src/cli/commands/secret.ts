@@ -1,5 +1,6 @@
 import type { Command } from '../command'
-import { printJson, printTable, UsageError } from '../output'
+import { printIds, printJson, printTable, UsageError } from '../output'
+import { ago } from '../time'
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) process.stderr.write('type the value, then Ctrl-D:\n')
@@ -13,6 +14,8 @@ export const secretCommands: Command[] = [
     path: ['secret', 'set'],
     usage: 'berth secret set NAME [--json]   (the value comes from stdin)',
     summary: 'store a secret; sessions created with --secret NAME get it as /run/berth/secrets/NAME',
+    group: 'settings',
+    args: [{ name: 'NAME', help: 'the secret\'s name (its value comes from stdin)', complete: 'secret' }],
     positionals: [1, 1],
     async run(p, io) {
       const value = await readStdin()
@@ -28,12 +31,15 @@ export const secretCommands: Command[] = [
     path: ['secret', 'ls'],
     usage: 'berth secret ls [--json]',
     summary: 'names of stored secrets (never their values)',
+    group: 'settings',
+    listing: true,
     positionals: [0, 0],
     async run(_p, io) {
       const list = await (await io.client()).call('secret.list', {})
       if (io.json) printJson(list)
+      else if (io.quiet) printIds(list.map((s) => s.name))
       else if (list.length === 0) process.stdout.write('no secrets: berth secret set NAME < FILE\n')
-      else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+      else printTable(list.map((s) => [s.name, ago(s.updatedAt)]), ['NAME', 'UPDATED'])
       return 0
     },
   },
@@ -41,6 +47,8 @@ export const secretCommands: Command[] = [
     path: ['secret', 'rm'],
     usage: 'berth secret rm NAME [--json]',
     summary: 'forget a secret (sessions that have it keep it until their next start)',
+    group: 'settings',
+    args: [{ name: 'NAME', help: 'the secret', complete: 'secret' }],
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('secret.remove', { name: p.positionals[0]! })

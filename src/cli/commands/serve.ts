@@ -10,7 +10,8 @@ export const serveCommand: Command = {
   path: ['serve'],
   usage: USAGE,
   summary: 'serve the UI to a browser on 127.0.0.1 behind a random token (until Ctrl-C)',
-  options: { port: { type: 'string', short: 'p' } },
+  group: 'berth',
+  options: { port: { type: 'string', short: 'p', value: 'P', help: `the port on 127.0.0.1 (default ${8023}; 0 picks a free one)` } },
   positionals: [0, 0],
   async run(p, io) {
     const raw = str(p, 'port')

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import type { Server } from '../../shared/models'
 import { str, type Command } from '../command'
-import { printFields, printJson, printTable } from '../output'
+import { printFields, printIds, printJson, printTable } from '../output'
 
 const show = (s: Server) =>
   printFields([
@@ -18,7 +18,15 @@ export const serverCommands: Command[] = [
     path: ['server', 'add'],
     usage: 'berth server add NAME ssh://USER@HOST:PORT [--identity FILE] [--accept-host-key SHA256:FP] [--json]',
     summary: 'connect a server over ssh (the first add needs its host key confirmed)',
-    options: { identity: { type: 'string', short: 'i' }, 'accept-host-key': { type: 'string' } },
+    group: 'servers',
+    options: {
+      identity: { type: 'string', short: 'i', value: 'FILE', help: 'the private key to log in with (default: the ssh config\'s, else your ssh agent)', complete: 'file' },
+      'accept-host-key': { type: 'string', value: 'SHA256:FP', help: 'the host key fingerprint you confirmed (the first add prints it)' },
+    },
+    args: [
+      { name: 'NAME', help: 'what Berth calls it: lowercase letters, digits and dashes' },
+      { name: 'ADDRESS', help: 'ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config' },
+    ],
     positionals: [2, 2],
     async run(p, io) {
       const c = await io.client()
@@ -41,10 +49,13 @@ export const serverCommands: Command[] = [
     path: ['server', 'ls'],
     usage: 'berth server ls [--json]',
     summary: 'list servers',
+    group: 'servers',
+    listing: true,
     positionals: [0, 0],
     async run(_p, io) {
       const list = await (await io.client()).call('server.list', {})
       if (io.json) printJson(list)
+      else if (io.quiet) printIds(list.map((s) => s.name))
       else printTable(list.map((s) => [s.name, s.kind, s.state, s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
       return 0
     },
@@ -53,6 +64,8 @@ export const serverCommands: Command[] = [
     path: ['server', 'rm'],
     usage: 'berth server rm NAME [--json]',
     summary: 'forget a connected server (and remove the helper container Berth started there)',
+    group: 'servers',
+    args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('server.remove', { name: p.positionals[0]! })
@@ -69,6 +82,8 @@ export const serverCommands: Command[] = [
     path: ['server', 'test'],
     usage: 'berth server test NAME [--json]',
     summary: "print a server's engine version and round-trip time",
+    group: 'servers',
+    args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
     positionals: [1, 1],
     async run(p, io) {
       const t = await (await io.client()).call('server.test', { name: p.positionals[0]! })
