@@ -69,10 +69,9 @@ export async function complete(commands: Command[], words: string[], names: Name
   const found = findCommand(commands, before)
   const nextWords = (prefix: string[]) => [...new Set(commands.filter((c) => c.path.length > prefix.length && prefix.every((w, i) => c.path[i] === w)).map((c) => c.path[prefix.length]!))]
   let out: string[]
-  if (!found) {
-    out = before.length === 0 ? [...nextWords([]), 'help'] : nextWords(before)
-    if (before[0] === 'help') out = nextWords(before.slice(1))
-  } else {
+  if (found?.cmd.path[0] === 'help') out = nextWords(found.rest)
+  else if (!found) out = nextWords(before)
+  else {
     const { cmd, rest } = found
     const opts = allOptions(cmd)
     const prev = rest[rest.length - 1]

@@ -11,7 +11,7 @@ export const cliCommands: Command[] = [
     usage: 'berth help [VERB... | GROUP]',
     summary: 'help for a verb, the verbs under a word (berth help session), or a group (berth help pause)',
     group: 'berth',
-    args: [{ name: 'TOPIC', help: 'a verb (session create), its first word (server) or a group (sessions, pause, snapshots, servers, routes, power, settings)' }],
+    args: [{ name: 'TOPIC...', help: 'a verb (session create), its first word (server) or a group (sessions, pause, snapshots, servers, routes, power, settings)' }],
     positionals: [0, 3],
     json: false,
     async run(p) {
