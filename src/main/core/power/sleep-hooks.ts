@@ -92,3 +92,26 @@ export function hookNote(platform: HookPlatform, files: HookFile[]): string {
   if (platform === 'linux') return `systemd runs ${files[0]!.path} before and after every sleep`
   return `sleepwatcher runs ${files.map((f) => f.path).join(' and ')} (install it with \`brew install sleepwatcher\` and start its service: \`brew services start sleepwatcher\`)`
 }
+
+/** The sleep hook this machine has (berth doctor): its file, and the program it runs (null if unreadable). */
+export function installedHook(platform: HookPlatform, dirs?: string[]): { path: string; program: string | null } | null {
+  const files =
+    platform === 'linux'
+      ? (dirs ?? ['/usr/lib/systemd/system-sleep', '/lib/systemd/system-sleep', '/etc/systemd/system-sleep']).map((d) => join(d, 'berth'))
+      : [join(dirs?.[0] ?? homedir(), '.sleep')]
+  for (const path of files) {
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch {
+      continue
+    }
+    if (!text.includes(HOOK_MARK)) continue
+    // the line that runs berth: env BERTH_HOME='...' 'PROGRAM' ... power ...
+    const m = /BERTH_HOME=(?:'(?:[^']|'\\'')*'|\S+) ('(?:[^']|'\\'')*'|\S+)/.exec(text)
+    const token = m?.[1]
+    const program = token ? (token.startsWith("'") ? token.slice(1, -1).replace(/'\\''/g, "'") : token) : null
+    return { path, program }
+  }
+  return null
+}
