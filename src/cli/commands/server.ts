@@ -8,6 +8,7 @@ const show = (s: Server) =>
     ['name', s.name],
     ['kind', s.kind],
     ['url', s.url],
+    ['ssh config', s.alias ? `Host ${s.alias} of ~/.ssh/config (read again on every connection)` : undefined],
     ['identity', s.identity],
     ['host key', s.hostKeyFingerprint],
     ['state', s.state],
@@ -16,8 +17,8 @@ const show = (s: Server) =>
 export const serverCommands: Command[] = [
   {
     path: ['server', 'add'],
-    usage: 'berth server add NAME ssh://USER@HOST:PORT [--identity FILE] [--accept-host-key SHA256:FP] [--json]',
-    summary: 'connect a server over ssh (the first add needs its host key confirmed)',
+    usage: 'berth server add NAME ssh://USER@HOST:PORT|SSH_CONFIG_HOST [--identity FILE] [--accept-host-key SHA256:FP] [--json]',
+    summary: 'connect a server over ssh, by address or by a Host of ~/.ssh/config (a host key your ssh does not trust yet needs confirming)',
     group: 'servers',
     options: {
       identity: { type: 'string', short: 'i', value: 'FILE', help: 'the private key to log in with (default: the ssh config\'s, else your ssh agent)', complete: 'file' },
@@ -39,7 +40,7 @@ export const serverCommands: Command[] = [
       })
       if (io.json) printJson(s)
       else {
-        process.stdout.write(`server ${s.name} added\n`)
+        process.stdout.write(`server ${s.name} added: ${s.hostKeyTrust}\n`)
         show(s)
       }
       return 0
@@ -56,7 +57,7 @@ export const serverCommands: Command[] = [
       const list = await (await io.client()).call('server.list', {})
       if (io.json) printJson(list)
       else if (io.quiet) printIds(list.map((s) => s.name))
-      else printTable(list.map((s) => [s.name, s.kind, s.state, s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
+      else printTable(list.map((s) => [s.name, s.kind, s.state, s.alias ? `${s.alias} (${s.url})` : s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
       return 0
     },
   },

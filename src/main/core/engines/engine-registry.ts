@@ -33,9 +33,10 @@ export class EngineRegistry {
   }
 
   /** Creates an engine for a row that is not stored yet (server add probes with it first). */
-  create(row: Pick<ServerRow, 'name' | 'kind' | 'url' | 'identity'>): Engine {
+  create(row: Pick<ServerRow, 'name' | 'kind' | 'url' | 'identity' | 'options'>): Engine {
     if (row.kind === 'local') return new LocalEngine(row.name, row.url.replace(/^unix:\/\//, ''), this.localProblem)
-    const engine = new SshEngine(row.name, row.url, row.identity, this.knownHosts, this.runDir)
+    const alias = typeof row.options.sshAlias === 'string' ? row.options.sshAlias : null
+    const engine = new SshEngine(row.name, row.url, row.identity, this.knownHosts, this.runDir, alias)
     engine.connection.on('state', (s: 'connected' | 'disconnected') => this.onState(row.name, s))
     return engine
   }
