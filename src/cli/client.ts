@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../shared/contract'
 import { BerthError } from '../shared/errors'
 import { ServerFrame } from '../shared/wire'
+import { logsDir } from '../main/core/logs/rotating-log'
 
 type Listener = (name: string, payload: unknown) => void
 
@@ -98,12 +99,14 @@ export async function connectOrStart(home: string, entry: string): Promise<Contr
 }
 
 export function startDaemon(home: string, entry: string): number {
-  mkdirSync(home, { recursive: true, mode: 0o700 })
-  const log = openSync(join(home, 'daemon.log'), 'a', 0o600)
+  // the daemon writes its own log (logs/daemon.log, rotated); what reaches its stderr besides
+  // (a crash of the runtime itself) lands in logs/daemon-stderr.log, kept for the last start only
+  mkdirSync(logsDir(home), { recursive: true, mode: 0o700 })
+  const out = openSync(join(logsDir(home), 'daemon-stderr.log'), 'w', 0o600)
   const child = spawn(process.execPath, [entry, 'daemon', '--foreground'], {
     detached: true,
-    stdio: ['ignore', log, log],
-    env: { ...process.env, BERTH_HOME: home },
+    stdio: ['ignore', out, out],
+    env: { ...process.env, BERTH_HOME: home, BERTH_DAEMON_DETACHED: '1' },
   })
   child.unref()
   return child.pid ?? -1
@@ -123,5 +126,5 @@ export async function waitForDaemon(home: string, timeoutMs: number): Promise<Co
     }
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(home, 'daemon.log')}${last ? ` (${(last as Error).message})` : ''}`)
+  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(logsDir(home), 'daemon.log')} and daemon-stderr.log there${last ? ` (${(last as Error).message})` : ''}`)
 }

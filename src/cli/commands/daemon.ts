@@ -19,6 +19,9 @@ export const daemonCommands: Command[] = [
         // the core (and its native and network modules) loads only here: every other verb is a
         // client of the control socket and starts in a fraction of the time
         const { runDaemon, log } = await import('../../main/daemon')
+        const { RotatingLog, logsDir, teeStderr } = await import('../../main/core/logs/rotating-log')
+        // started by another verb: the log file only; by hand or by a service manager: stderr too
+        teeStderr(new RotatingLog(logsDir(io.home), 'daemon'), process.env.BERTH_DAEMON_DETACHED !== '1')
         const d = await runDaemon(io.home)
         log(`berth daemon ${process.pid} drives the engines for ${io.home}`)
         const stop = () => void d.stop()

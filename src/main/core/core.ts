@@ -21,6 +21,7 @@ import { SessionsRepo } from './store/sessions-repo'
 import { SettingsRepo } from './store/settings-repo'
 import { StreamHub } from './streams/stream-hub'
 import { VERSION } from './version'
+import { logsDir } from './logs/rotating-log'
 import type { SecretStore } from './secrets/secret-store'
 
 export interface CoreOptions {
@@ -141,7 +142,7 @@ export class Core {
   private baseHandlers(): Handlers {
     const s = this.sessions
     const handlers: Partial<Handlers> = {
-      'daemon.info': () => ({ pid: process.pid, home: this.options.home, homeId: this.homeId, version: VERSION, host: this.options.host, startedAt: this.startedAt }),
+      'daemon.info': () => ({ pid: process.pid, home: this.options.home, homeId: this.homeId, version: VERSION, host: this.options.host, startedAt: this.startedAt, logs: logsDir(this.options.home) }),
       'daemon.shutdown': () => {
         setImmediate(() => this.onShutdownRequest())
         return { ok: true }

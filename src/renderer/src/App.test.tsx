@@ -223,7 +223,7 @@ describe('the servers screen', () => {
     const client = new FakeClient()
       .handle('session.list', () => [])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:vRAm', known: false }))
-      .handle('server.add', () => office)
+      .handle('server.add', () => ({ ...office, hostKeyTrust: 'its host key SHA256:abc is the one you confirmed' }))
     bootApp(client, '#/servers')
     expect(await screen.findByText(/0\.80 ms · Docker 20\.10\.24 · memory pause/)).toBeTruthy()
     fireEvent.click(screen.getByRole('button', { name: 'Add a server' }))
