@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { PowerEventResult } from '../../shared/contract'
 import { BerthError } from '../../shared/errors'
 import { berthHome } from '../../main/core/home'
-import { hookFiles, hookNote, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
+import { berthCommand, hookFiles, hookNote, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
 import { str, type Command, type Io } from '../command'
 import { printJson, printTable, UsageError } from '../output'
 
@@ -83,8 +83,8 @@ export const powerCommands: Command[] = [
       const platform = (str(p, 'platform') ?? (process.platform === 'darwin' ? 'darwin' : 'linux')) as HookPlatform
       if (platform !== 'linux' && platform !== 'darwin') throw new UsageError(`not a platform: ${platform}`, this.usage)
       const owner = hookOwner()
-      // the hook runs this very berth: the same node and script
-      const berth = [process.execPath, io.entry]
+      // the hook runs this very berth: the app's launcher, or the same node and script
+      const berth = berthCommand(io.entry)!
       const files = hookFiles({ platform, dir: str(p, 'dir'), berth, home: owner.home, user: owner.user, uid: owner.uid })
       try {
         writeHookFiles(files)

@@ -26,6 +26,17 @@ export interface HookFile {
   content: string
 }
 
+/**
+ * How a hook runs this very berth: the desktop app's launcher when it was started through one
+ * (BERTH_LAUNCHER, set by resources/bin/berth and by the app: Electron's binary with a script would
+ * open the app, not the CLI), else this Node with this script.
+ */
+export function berthCommand(entry: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  if (env.BERTH_LAUNCHER) return [env.BERTH_LAUNCHER]
+  if (process.versions.electron || !entry) return undefined
+  return [process.execPath, entry]
+}
+
 export function defaultHookDir(platform: HookPlatform): string {
   if (platform === 'darwin') return homedir()
   return existsSync('/usr/lib/systemd/system-sleep') || !existsSync('/lib/systemd') ? '/usr/lib/systemd/system-sleep' : '/lib/systemd/system-sleep'

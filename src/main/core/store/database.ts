@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from './migrations'
+import { sqliteAddon } from './native-module'
 
 export type Db = Database.Database
 
@@ -11,7 +12,8 @@ export type Db = Database.Database
  */
 export function openDatabase(home: string, opts: { exclusive?: boolean } = {}): Db {
   mkdirSync(home, { recursive: true, mode: 0o700 })
-  const db = new Database(join(home, 'berth.db'))
+  const nativeBinding = sqliteAddon(__dirname)
+  const db = new Database(join(home, 'berth.db'), nativeBinding ? { nativeBinding } : {})
   try {
     if (opts.exclusive) {
       // Only one process drives the engines for a home: the exclusive lock is a kernel lock that dies
