@@ -15,6 +15,31 @@ describe('the sessions screen', () => {
     expect(await screen.findByRole('dialog', { name: 'New session' })).toBeTruthy()
   })
 
+  it('on the first run, shows what Berth found on this machine and what to do about it', async () => {
+    let asked = 0
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('doctor.report', () => {
+        asked++
+        return {
+          host: 'electron' as const,
+          home: '/home/ada/.config/Berth',
+          checks: [
+            { id: 'engine' as const, title: 'Docker engine', status: 'ok' as const, summary: 'Docker 27.3 on /Users/ada/.orbstack/run/docker.sock: OrbStack\'s socket', problem: null, fix: null, facts: {} },
+            { id: 'sleep-hook' as const, title: 'Sleep hook', status: 'warn' as const, summary: 'no Berth line in ~/.sleep (sleepwatcher)', problem: 'missing', fix: 'Run `berth power install-hook`', facts: {} },
+          ],
+        }
+      })
+    bootApp(client)
+    const checks = await screen.findByRole('region', { name: 'Berth on this machine' })
+    expect(await within(checks).findByText(/OrbStack's socket/)).toBeTruthy()
+    const hook = within(checks).getByText('Sleep hook').closest('li')!
+    expect(within(hook).getByText('check')).toBeTruthy()
+    expect(within(hook).getByText('Run `berth power install-hook`')).toBeTruthy()
+    fireEvent.click(within(checks).getByRole('button', { name: 'Check again' }))
+    await waitFor(() => expect(asked).toBe(2))
+  })
+
   it('shows each state honestly: the pause mode, a move with its progress, a failure with its reason', async () => {
     const paused = session({ name: 'paused-one', state: 'paused', mode: 'memory', durable: true })
     const frozen = session({ name: 'frozen-one', state: 'paused', mode: 'frozen', durable: false })
