@@ -23,15 +23,20 @@ export const serveCommand: Command = {
     if (io.json) printJson(opened)
     else process.stdout.write(`${opened.url}\n`)
     process.stderr.write('berth: serving the UI on 127.0.0.1 only; the address above is its key. Ctrl-C stops.\n')
+    let stopping = false
     const code = await new Promise<number>((resolve) => {
       c.onClose(() => {
+        if (stopping) return
         process.stderr.write('berth: the Berth daemon stopped, so the UI is no longer served\n')
         resolve(1)
       })
       c.on('stream.exit', (e) => {
         if (e.streamId === opened.streamId) resolve(0)
       })
-      const stop = () => void c.call('stream.close', { streamId: opened.streamId }).finally(() => resolve(0))
+      const stop = () => {
+        stopping = true
+        void c.call('stream.close', { streamId: opened.streamId }).finally(() => resolve(0))
+      }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
     })
