@@ -33,3 +33,27 @@ describe('shell completion', () => {
     expect(await c('exec', 'calm-otter', '--', 'ls', '')).toEqual([FILES])
   })
 })
+
+describe('names from the core', () => {
+  it('are none, quickly, when the core accepts and never answers', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const net = await import('node:net')
+    const { coreNames } = await import('./completion')
+    const home = mkdtempSync(join(tmpdir(), 'complete-'))
+    const silent = net.createServer(() => undefined)
+    await new Promise<void>((r) => silent.listen(join(home, 'control.sock'), r))
+    try {
+      const t0 = Date.now()
+      expect(await coreNames(home)('session')).toEqual([])
+      expect(Date.now() - t0).toBeLessThan(1500)
+      // and with no core at all
+      rmSync(join(home, 'control.sock'), { force: true })
+      expect(await coreNames(join(home, 'nowhere'))('server')).toEqual([])
+    } finally {
+      silent.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

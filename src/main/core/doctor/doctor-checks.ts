@@ -25,8 +25,13 @@ export function problem<Id extends DoctorCheckId>(id: Id, key: DoctorProblemKey<
   return { id, title: DOCTOR_CHECKS[id].title, status: p.status, summary, problem: key, fix: p.fix, facts }
 }
 
-const late = (what: string) => () => {
-  throw new Error(`${what} did not answer within ${ANSWER_MS / 1000} s`)
+const LATE = Symbol('late')
+
+/** What `work` answers, or an error saying `what` did not answer in time. */
+async function answer<T>(work: Promise<T>, what: string, ms = ANSWER_MS): Promise<T> {
+  const r = await within(work, ms, () => LATE)
+  if (r === LATE) throw new Error(`${what} did not answer within ${ms / 1000} s`)
+  return r as T
 }
 
 export async function engineCheck(choice: EngineChoice, engine: Engine, client?: { socket: string | null; why: string }): Promise<DoctorCheck> {
@@ -34,7 +39,8 @@ export async function engineCheck(choice: EngineChoice, engine: Engine, client?:
   if (choice.problem) return problem('engine', 'context', choice.problem, facts)
   let version: string
   try {
-    const f = await within(engine.facts(), ANSWER_MS, late(`the Docker engine on ${choice.socket}`))
+    // a ping first: the facts are cached from the first answer, the engine may have gone since
+    const f = await answer(engine.ready().then(() => engine.facts()), `the Docker engine on ${choice.socket}`)
     version = f.version
     Object.assign(facts, { version: f.version, os: f.os })
   } catch (e) {
@@ -54,9 +60,7 @@ export async function engineCheck(choice: EngineChoice, engine: Engine, client?:
 export async function memoryPauseCheck(server: string, memoryPause: (server: string) => Promise<MemoryPause>): Promise<DoctorCheck> {
   let m: MemoryPause
   try {
-    m = await within(memoryPause(server), 10_000, () => {
-      throw new Error('the engine did not answer within 10 s')
-    })
+    m = await answer(memoryPause(server), `the engine of ${server}`, 10_000)
   } catch (e) {
     return problem('memory-pause', 'unknown', (e as Error).message, { server })
   }
@@ -114,7 +118,7 @@ export async function serversCheck(servers: Array<{ name: string; engine: () => 
   const results = await Promise.all(
     servers.map(async (s) => {
       try {
-        await within(s.engine().ready(), ANSWER_MS, late(`server ${s.name}`))
+        await answer(s.engine().ready(), `server ${s.name}`)
         return { name: s.name, error: null }
       } catch (e) {
         return { name: s.name, error: (e as Error).message }
