@@ -64,7 +64,7 @@ export const isCallName = (name: string): name is CallName => Object.prototype.h
 export const isEventName = (name: string): name is EventName => Object.prototype.hasOwnProperty.call(events, name)
 
 export * from './contract/define'
-export { ServerName, SshUrl } from './contract/servers'
+export { ServerAddress, ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
 export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'

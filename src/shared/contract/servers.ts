@@ -13,13 +13,13 @@ export const SshUrl = z
   .regex(/^ssh:\/\/[^@\s/]+@[^:\s/]+(:\d{1,5})?\/?$/, 'a server address looks like ssh://USER@HOST:PORT')
 
 /** What ssh takes: ssh://USER@HOST:PORT, or [USER@]NAME where NAME may be a Host of ~/.ssh/config. */
-export const ServerAddress = z.union([
-  SshUrl,
-  z
-    .string()
-    .max(255)
-    .regex(/^(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?[A-Za-z0-9_][A-Za-z0-9._-]*$/, 'a server address looks like ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config'),
-])
+export const ServerAddress = z
+  .string()
+  .max(255)
+  .refine(
+    (v) => SshUrl.safeParse(v).success || /^(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(v),
+    'a server address looks like ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config',
+  )
 
 export const serverCalls = {
   'server.add': call(
