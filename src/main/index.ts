@@ -34,7 +34,7 @@ const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') :
 /** the berth command the app carries (resources/bin/berth in the package, the checkout's in dev) */
 const launcher = app.isPackaged ? join(process.resourcesPath, 'bin', 'berth') : join(bundleDir, '..', '..', 'bin', 'berth')
 // the sleep hooks and anything else that runs berth again go through it
-if (app.isPackaged) process.env.BERTH_LAUNCHER ??= launcher
+process.env.BERTH_LAUNCHER ??= launcher
 const home = berthHome()
 teeStderr(new RotatingLog(logsDir(home), 'app'), !app.isPackaged)
 

@@ -38,7 +38,8 @@ export function installPower(core: Core, pause: PauseService): { power: PowerSer
       'power.installHook': (a) => {
         const platform: HookPlatform = a.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')
         const me = userInfo()
-        const berth = a.berth ?? berthCommand(undefined)
+        // the daemon runs as `node berth.cjs daemon --foreground`: its own script is the CLI's
+        const berth = a.berth ?? berthCommand(core.options.host === 'daemon' ? process.argv[1] : undefined)
         if (!berth) throw new BerthError('usage', 'say how the hook runs berth (this Berth was not started through its berth command)')
         const files = hookFiles({ platform, dir: a.dir, berth, home: core.options.home, user: me.username, uid: me.uid })
         try {

@@ -173,6 +173,14 @@ function DesktopSettings({ value, save }: { value: Settings; save(patch: Partial
   useEffect(() => {
     stores.client.call('daemon.info', {}).then((i) => setLogs(i.logs), () => setLogs(null))
   }, [stores])
+  const installHook = async () => {
+    try {
+      const r = await stores.client.call('power.installHook', {})
+      stores.ui.getState().info(`Wrote ${r.files.map((f) => f.path).join(', ')}: ${r.note}`)
+    } catch (e) {
+      stores.ui.getState().fail(e)
+    }
+  }
   const install = async () => {
     const r = await app.installCommandLine!()
     if (r.ok) stores.ui.getState().info(r.message)
@@ -201,6 +209,15 @@ function DesktopSettings({ value, save }: { value: Settings; save(patch: Partial
             <span className="hint">Installed with the app (the deb puts it in /usr/bin); in a checkout it is bin/berth.</span>
           )}
         </span>
+      </div>
+      <div className="field">
+        <span>The sleep hook</span>
+        <span className="row">
+          <button className="small" onClick={() => void installHook()}>
+            Install the sleep hook
+          </button>
+        </span>
+        <span className="hint">Pauses sessions before the machine sleeps even when only the daemon runs, through the berth command (on Linux it needs root: sudo berth power install-hook).</span>
       </div>
       {logs && (
         <div className="field">
