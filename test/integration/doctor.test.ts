@@ -66,6 +66,18 @@ describe('the local engine, found as the docker CLI finds it', () => {
     expect(await containersOf(officeDocker(), homeId)).toEqual([])
   })
 
+  it("says what this shell would use when Berth's core cannot start at all", async () => {
+    const home = userHome('office', { office: `unix://${h.officeSocket}` })
+    homes.push(home)
+    const notAFolder = join(home, '.docker', 'config.json', 'berth')
+    const berth = new BerthHome('nocore')
+    berths.push(berth)
+    const r = await berth.run(['doctor'], { env: { ...launcherEnv(home), BERTH_HOME: notAFolder } })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/^Berth's core could not start: .*ENOTDIR.*\n/)
+    expect(r.stdout).toContain(`engine this shell would use: ${h.officeSocket} (the docker context "office"`)
+  })
+
   it('a context that does not exist, or a config.json that does not parse, is one sentence, not a stack', async () => {
     const gone = userHome('gone')
     const garbled = userHome(null, {}, '{"currentContext": "office",')
