@@ -29,7 +29,7 @@ wait_for() { # wait_for SECONDS CMD...
 }
 
 packages() {
-  local want=(docker.io openssh-server openssh-client debootstrap chromium tmux git busybox-static containerd psmisc iproute2 procps ssh-audit strace)
+  local want=(docker.io openssh-server openssh-client debootstrap chromium tmux git busybox-static containerd psmisc iproute2 procps ssh-audit strace zsh fish shellcheck)
   local missing=()
   for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then

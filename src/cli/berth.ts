@@ -2,50 +2,57 @@
 import { berthHome } from '../main/core/home'
 import { VERSION } from '../main/core/version'
 import { connectOrStart, type ControlClient } from './client'
-import { parseCommand, type Command, type Io } from './command'
+import { parseCommand, wantsHelp, type Io } from './command'
 import { commands } from './commands'
+import { complete, coreNames, findCommand } from './completion'
+import { helpFor, topHelp, verbHelp } from './help'
 import { fail, forTerminal, UsageError } from './output'
-
-function findCommand(argv: string[]): { cmd: Command; rest: string[] } | undefined {
-  let best: { cmd: Command; rest: string[] } | undefined
-  for (const cmd of commands) {
-    const n = cmd.path.length
-    if (cmd.path.every((w, i) => argv[i] === w) && (!best || n > best.cmd.path.length)) best = { cmd, rest: argv.slice(n) }
-  }
-  return best
-}
-
-function help(): string {
-  const lines = commands.map((c) => `  ${c.usage}`)
-  return `berth ${VERSION}: sandbox sessions on your laptop and your servers\n\nusage:\n${lines.join('\n')}\n\nexit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 server unreachable or refused\n`
-}
 
 export async function main(argv: string[], entry: string): Promise<number> {
   const json = argv.includes('--json')
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(help())
-    return argv.length === 0 ? 2 : 0
+  if (argv.length === 0) {
+    process.stdout.write(topHelp(commands))
+    return 2
+  }
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(topHelp(commands))
+    return 0
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
     process.stdout.write(`${VERSION}\n`)
     return 0
   }
+  if (argv[0] === '__complete') {
+    // the shell's completion script asks here; it must never fail loudly nor start a daemon
+    const out = await complete(commands, argv.slice(1), coreNames(berthHome())).catch(() => [] as string[])
+    if (out.length) process.stdout.write(out.join('\n') + '\n')
+    return 0
+  }
   let client: ControlClient | undefined
   try {
-    const found = findCommand(argv)
+    const found = findCommand(commands, argv)
     if (!found) {
-      const group = commands.filter((c) => c.path[0] === argv[0])
-      const usage = group.length ? group.map((c) => c.usage).join('\n       ') : 'berth --help'
-      throw new UsageError(group.length ? `unknown ${argv[0]} verb: ${argv[1] ?? '(none)'}` : `unknown verb: ${argv[0]}`, usage)
+      const words = argv.filter((w) => !w.startsWith('-'))
+      const under = commands.filter((c) => c.path[0] === argv[0])
+      if (wantsHelp(argv)) {
+        const text = helpFor(commands, words)
+        if (text) {
+          process.stdout.write(text)
+          return 0
+        }
+      }
+      if (under.length) throw new UsageError(`unknown ${argv[0]} verb: ${argv[1] ?? '(none)'}`, `berth ${argv[0]} ${[...new Set(under.map((c) => c.path[1] ?? ''))].filter(Boolean).join('|')}  (berth ${argv[0]} --help)`)
+      throw new UsageError(`unknown verb: ${argv[0]}`, 'berth --help lists them')
     }
-    const parsed = parseCommand(found.cmd, found.rest)
-    if (parsed.values.help) {
-      process.stdout.write(`usage: ${found.cmd.usage}\n${found.cmd.summary}\n`)
+    if (wantsHelp(found.rest)) {
+      process.stdout.write(verbHelp(commands, found.cmd))
       return 0
     }
+    const parsed = parseCommand(found.cmd, found.rest)
     const home = berthHome()
     const io: Io = {
       json,
+      quiet: parsed.values.quiet === true,
       home,
       entry,
       client: async () => (client ??= await connectOrStart(home, entry)),

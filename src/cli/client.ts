@@ -1,12 +1,13 @@
 // The CLI's side of the control socket: typed calls, events, and the daemon started on demand.
 import { spawn } from 'node:child_process'
-import { existsSync, openSync } from 'node:fs'
+import { existsSync, mkdirSync, openSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
 import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../shared/contract'
 import { BerthError } from '../shared/errors'
 import { ensurePrivateDir, ensurePrivateFile } from '../main/core/durable-file'
 import { ServerFrame } from '../shared/wire'
+import { logsDir } from '../main/core/logs/rotating-log'
 
 type Listener = (name: string, payload: unknown) => void
 
@@ -100,13 +101,16 @@ export async function connectOrStart(home: string, entry: string): Promise<Contr
 
 export function startDaemon(home: string, entry: string): number {
   ensurePrivateDir(home)
-  const logFile = join(home, 'daemon.log')
-  const log = openSync(logFile, 'a', 0o600)
-  ensurePrivateFile(logFile)
+  // the daemon writes its own log (logs/daemon.log, rotated); what reaches its stderr besides
+  // (a crash of the runtime itself) lands in logs/daemon-stderr.log, kept for the last start only
+  mkdirSync(logsDir(home), { recursive: true, mode: 0o700 })
+  const stderrFile = join(logsDir(home), 'daemon-stderr.log')
+  const out = openSync(stderrFile, 'w', 0o600)
+  ensurePrivateFile(stderrFile)
   const child = spawn(process.execPath, [entry, 'daemon', '--foreground'], {
     detached: true,
-    stdio: ['ignore', log, log],
-    env: { ...process.env, BERTH_HOME: home },
+    stdio: ['ignore', out, out],
+    env: { ...process.env, BERTH_HOME: home, BERTH_DAEMON_DETACHED: '1' },
   })
   child.unref()
   return child.pid ?? -1
@@ -126,5 +130,5 @@ export async function waitForDaemon(home: string, timeoutMs: number): Promise<Co
     }
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(home, 'daemon.log')}${last ? ` (${(last as Error).message})` : ''}`)
+  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(logsDir(home), 'daemon.log')} and daemon-stderr.log there${last ? ` (${(last as Error).message})` : ''}`)
 }

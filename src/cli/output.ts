@@ -93,3 +93,8 @@ export function progressPrinter(): (p: Progress) => void {
 }
 
 export { human as humanBytes }
+
+/** A listing under -q: the ids alone, one a line, for scripts. */
+export function printIds(ids: string[]): void {
+  for (const id of ids) process.stdout.write(`${id}\n`)
+}

@@ -1,9 +1,12 @@
 // The Electron shell: hosts the same core as `berth daemon` and adds only what needs Electron:
-// the window, the typed IPC door, powerMonitor, the tray and notifications. The CLI keeps
-// talking to the app through the same control socket.
-import { app, BrowserWindow, ipcMain, clipboard, dialog, Menu } from 'electron'
+// the window, the typed IPC door, powerMonitor, the tray, notifications, the application menu,
+// launch at login and the berth command it carries. The CLI keeps talking to the app through the
+// same control socket.
+import { app, BrowserWindow, ipcMain, clipboard, dialog, Menu, shell } from 'electron'
+import { execFileSync } from 'node:child_process'
 import type { Server } from 'node:net'
 import { join } from 'node:path'
+import type { Settings } from '../shared/settings'
 import { Core } from './core/core'
 import { berthHome } from './core/home'
 import { installModules } from './core/modules'
@@ -20,9 +23,21 @@ import { forwardPowerEvents } from './electron/power'
 import { keepSecretsKeyInKeychain } from './electron/secret-store'
 import { FileSecretStore } from './core/secrets/secret-store'
 import { openCoreTakingOver } from './electron/takeover'
+import { menuTemplate } from './electron/app-menu'
+import { installCommandLine } from './electron/cli-tool'
+import { applyLinuxAutostart, hasBattery, HIDDEN_ARG, wantsLaunchAtLogin } from './electron/login-item'
+import { pauseAllAndWait } from './electron/pause-all'
+import { notify } from './electron/notifications'
+import { logsDir, RotatingLog, teeStderr } from './core/logs/rotating-log'
 
 const bundleDir = __dirname
 const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(bundleDir, '..', '..', 'resources')
+/** the berth command the app carries (resources/bin/berth in the package, the checkout's in dev) */
+const launcher = app.isPackaged ? join(process.resourcesPath, 'bin', 'berth') : join(bundleDir, '..', '..', 'bin', 'berth')
+// the sleep hooks and anything else that runs berth again go through it
+process.env.BERTH_LAUNCHER ??= launcher
+const home = berthHome()
+teeStderr(new RotatingLog(logsDir(home), 'app'), !app.isPackaged)
 
 registerAppScheme()
 app.enableSandbox()
@@ -60,10 +75,49 @@ function bindShellCalls(): void {
   ipcMain.handle('berth:clipboard-write', (e, text: unknown) => {
     if (fromOwnPage(e) && typeof text === 'string' && text.length <= 10_000_000) clipboard.writeText(text)
   })
+  ipcMain.handle('berth:open-logs', async (e) => fromOwnPage(e) && (await openLogs()))
+  ipcMain.handle('berth:install-command-line', async (e) => (fromOwnPage(e) ? await installCli() : { ok: false, path: null, message: 'refused' }))
+}
+
+async function openLogs(): Promise<boolean> {
+  return (await shell.openPath(logsDir(home))) === ''
+}
+
+async function installCli() {
+  const r = await installCommandLine(launcher, { appImage: process.env.APPIMAGE })
+  notify(r.ok ? 'The berth command is installed' : 'The berth command is not installed', r.message)
+  return r
+}
+
+/** Launch at login, as the setting says (auto: on where the machine has a battery). */
+function applyLoginItem(setting: Settings['launchAtLogin']): void {
+  if (!app.isPackaged) return // a checkout's Electron is no app to start at login
+  const pmset = () => execFileSync('pmset', ['-g', 'batt'], { encoding: 'utf8', timeout: 3000 })
+  const on = wantsLaunchAtLogin(setting, () => hasBattery(process.platform, undefined, pmset))
+  if (process.platform === 'linux') applyLinuxAutostart(on, [process.env.APPIMAGE ?? process.execPath, HIDDEN_ARG])
+  else app.setLoginItemSettings({ openAtLogin: on, args: [HIDDEN_ARG] })
+}
+
+function applicationMenu(c: Core): void {
+  const template = menuTemplate(
+    {
+      showWindow,
+      pauseAllAndWait: () =>
+        void pauseAllAndWait(c).then(
+          (r) => notify(r.ok ? 'Sessions paused' : 'Some sessions did not pause', r.message),
+          (e: Error) => notify('Pause all failed', e.message),
+        ),
+      installCommandLine: () => void installCli(),
+      openLogs: () => void openLogs(),
+      quit: () => app.quit(),
+    },
+    process.platform,
+    !app.isPackaged,
+  )
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template))
 }
 
 async function start(): Promise<void> {
-  const home = berthHome()
   const root = rendererDir(bundleDir)
   if (!rendererBuilt(root)) throw new Error(`the renderer is not built (${root}): run npm run build`)
   core = await openCoreTakingOver(home)
@@ -80,9 +134,14 @@ async function start(): Promise<void> {
   bindShellCalls()
   forwardPowerEvents(core)
   watchBackgroundWork(core, () => !!window && !window.isDestroyed() && window.isFocused())
-  if (process.platform !== 'darwin') Menu.setApplicationMenu(null)
+  applicationMenu(core)
+  applyLoginItem(core.settings.get().launchAtLogin)
+  core.bus.onContract((name, payload) => {
+    if (name === 'settings.changed') applyLoginItem((payload as Settings).launchAtLogin)
+  })
   tray = new BerthTray(core, resourcesDir, showWindow, () => app.quit())
-  showWindow()
+  // started at login: the tray only, until the user opens the window
+  if (!process.argv.includes(HIDDEN_ARG) || !tray) showWindow()
   log(`Berth ${app.getVersion()} drives the engines for ${home}; the page is ${APP_ORIGIN}`)
 }
 

@@ -33,6 +33,8 @@ const berth: BerthBridge = {
     openExternal: (url) => ipcRenderer.invoke('berth:open-external', url),
     readClipboard: () => ipcRenderer.invoke('berth:clipboard-read'),
     writeClipboard: (text) => ipcRenderer.invoke('berth:clipboard-write', text),
+    openLogs: () => ipcRenderer.invoke('berth:open-logs'),
+    installCommandLine: () => ipcRenderer.invoke('berth:install-command-line'),
   },
 }
 

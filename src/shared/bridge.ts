@@ -32,5 +32,9 @@ export interface BerthBridge {
     /** Clipboard text through the shell (Electron) where the page has no clipboard permission. */
     readClipboard?(): Promise<string>
     writeClipboard?(text: string): Promise<void>
+    /** The desktop app: opens the folder of Berth's log files in the file manager. */
+    openLogs?(): Promise<boolean>
+    /** The desktop app: puts a `berth` command on the PATH that runs the app's own CLI. */
+    installCommandLine?(): Promise<{ ok: boolean; path: string | null; message: string }>
   }
 }

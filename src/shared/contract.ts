@@ -5,6 +5,7 @@ import { EventRecord, Progress, Server, Session, Snapshot } from './models'
 import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
+import { doctorCalls } from './contract/doctor'
 import { MeterSampled, meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
@@ -34,6 +35,7 @@ export const calls = {
   ...snapshotCalls,
   ...workspaceCalls,
   ...secretCalls,
+  ...doctorCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -62,10 +64,11 @@ export const isCallName = (name: string): name is CallName => Object.prototype.h
 export const isEventName = (name: string): name is EventName => Object.prototype.hasOwnProperty.call(events, name)
 
 export * from './contract/define'
-export { ServerName, SshUrl } from './contract/servers'
+export { ServerAddress, ServerName, SshUrl } from './contract/servers'
 export { SessionName, EnvName } from './contract/sessions'
 export { StreamId } from './contract/streams'
 export { PauseResult, PauseAllResult, ResumeResult } from './contract/pause'
 export { PowerEvent, PowerEventResult } from './contract/power'
 export { View, ViewName, ViewOpened } from './contract/views'
 export { ServeOpened, ServePort } from './contract/serve'
+export { DoctorCheck, MemoryPause } from './contract/doctor'

@@ -152,6 +152,8 @@ export const Server = z.object({
   name: z.string(),
   kind: ServerKind,
   url: z.string(),
+  /** the Host of the user's ~/.ssh/config it is reached by, read again on every connection (null: the url as it is) */
+  alias: z.string().nullable(),
   identity: z.string().nullable(),
   hostKeyFingerprint: z.string().nullable(),
   ratePerHour: z.number(),

@@ -1,10 +1,11 @@
 // Berth's settings: one typed object, composed from each domain's keys, each with its default.
 import { z } from 'zod'
+import { desktopSettings } from './settings/desktop'
 import { powerSettings } from './settings/power'
 import { routeSettings } from './settings/routes'
 import { snapshotSettings } from './settings/snapshots'
 
-export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings })
+export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings })
 export type Settings = z.infer<typeof Settings>
 export type SettingKey = keyof Settings
 

@@ -43,6 +43,10 @@ describe('the UI in Chromium', () => {
     await page.goto(served.url)
     await page.getByText('No sessions yet').waitFor()
     await page.getByText('Connected to Berth').waitFor()
+    // the first run says which engine Berth took and why, as berth doctor does
+    const checks = page.getByRole('region', { name: 'Berth on this machine' })
+    await checks.getByText(/^Docker .* on \/var\/run\/docker\.sock: /).waitFor({ timeout: 15_000 })
+    await checks.getByText('Sleep hook').waitFor()
     // the connection is held by a worker, which drains it while the page is busy drawing
     expect(page.workers().map((w) => w.url()).some((u) => /socket-worker/.test(u))).toBe(true)
     await screenshot(page, '01-sessions-empty')

@@ -380,7 +380,7 @@ describe('ssh routes through the gateway', () => {
       const second = await user.startDaemon(other)
       expect(second.port).not.toBe(taken)
       expect(second.port).toBeGreaterThan(taken)
-      expect(readFileSync(join(other.home, 'daemon.log'), 'utf8')).toContain(`ssh gateway listening on 127.0.0.1:${second.port}`)
+      expect(readFileSync(join(other.home, 'logs', 'daemon.log'), 'utf8')).toContain(`ssh gateway listening on 127.0.0.1:${second.port}`)
       const cfg = await other.run(['ssh-config'])
       expect(cfg.code).toBe(0)
       const s = await other.json(['session', 'create', '--image', testHost().tinyImage])

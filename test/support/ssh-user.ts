@@ -37,7 +37,7 @@ export class SshUser {
     if (r.code !== 0 && !r.stderr.includes('already drives')) {
       let log = ''
       try {
-        log = readFileSync(join(berth.home, 'daemon.log'), 'utf8').slice(-4000)
+        log = readFileSync(join(berth.home, 'logs', 'daemon.log'), 'utf8').slice(-4000)
       } catch {
         // no log yet
       }

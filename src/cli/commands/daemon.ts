@@ -11,13 +11,17 @@ export const daemonCommands: Command[] = [
     path: ['daemon'],
     usage: 'berth daemon [--foreground]',
     summary: 'run the headless core (in the background unless --foreground)',
-    options: { foreground: { type: 'boolean' } },
+    group: 'berth',
+    options: { foreground: { type: 'boolean', help: 'stay in the foreground, logging to stderr (what a service manager runs)' } },
     positionals: [0, 0],
     async run(p, io) {
       if (bool(p, 'foreground')) {
         // the core (and its native and network modules) loads only here: every other verb is a
         // client of the control socket and starts in a fraction of the time
         const { runDaemon, log } = await import('../../main/daemon')
+        const { RotatingLog, logsDir, teeStderr } = await import('../../main/core/logs/rotating-log')
+        // started by another verb: the log file only; by hand or by a service manager: stderr too
+        teeStderr(new RotatingLog(logsDir(io.home), 'daemon'), process.env.BERTH_DAEMON_DETACHED !== '1')
         const d = await runDaemon(io.home)
         log(`berth daemon ${process.pid} drives the engines for ${io.home}`)
         const stop = () => void d.stop()
@@ -48,6 +52,7 @@ export const daemonCommands: Command[] = [
     path: ['shutdown'],
     usage: 'berth shutdown',
     summary: 'stop the daemon of this BERTH_HOME',
+    group: 'berth',
     positionals: [0, 0],
     async run(_p, io) {
       let c: ControlClient

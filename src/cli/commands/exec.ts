@@ -6,7 +6,15 @@ export const execCommand: Command = {
   path: ['exec'],
   usage: 'berth exec [-i] [-t] ID -- CMD [ARGS...]',
   summary: "run a command in a session; streams its output and exits with its code",
-  options: { interactive: { type: 'boolean', short: 'i' }, tty: { type: 'boolean', short: 't' } },
+  group: 'sessions',
+  options: {
+    interactive: { type: 'boolean', short: 'i', help: "pass this terminal's input to the command" },
+    tty: { type: 'boolean', short: 't', help: 'give the command a terminal (when this one is)' },
+  },
+  args: [
+    { name: 'ID', help: 'the session: its id, name or route', complete: 'session' },
+    { name: '-- CMD [ARGS...]', help: 'the command to run, after --' },
+  ],
   positionals: [1, 1],
   rest: true,
   async run(p, io) {

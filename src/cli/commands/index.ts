@@ -1,5 +1,7 @@
 import type { Command } from '../command'
+import { cliCommands } from './cli'
 import { daemonCommands } from './daemon'
+import { doctorCommand } from './doctor'
 import { execCommand } from './exec'
 import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
@@ -16,6 +18,7 @@ import { workspaceCommands } from './workspace'
 
 export const commands: Command[] = [
   ...daemonCommands,
+  doctorCommand,
   ...serverCommands,
   ...sessionCommands,
   execCommand,
@@ -29,4 +32,5 @@ export const commands: Command[] = [
   ...sessionVerbCommands,
   ...workspaceCommands,
   ...secretCommands,
+  ...cliCommands,
 ]

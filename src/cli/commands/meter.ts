@@ -6,6 +6,11 @@ export const meterCommands: Command[] = [
     path: ['server', 'rate'],
     usage: 'berth server rate NAME RATE_PER_HOUR [--json]',
     summary: "set a server's hourly rate: the meter's cost estimate grows at it while a session runs there",
+    group: 'servers',
+    args: [
+      { name: 'NAME', help: 'the server', complete: 'server' },
+      { name: 'RATE_PER_HOUR', help: 'what an hour of a session there costs, in your currency (0 for none)' },
+    ],
     positionals: [2, 2],
     async run(p, io) {
       const [name, raw] = p.positionals as [string, string]

@@ -6,11 +6,12 @@ import { exitCodeFor } from '../../shared/errors'
 import type { EventRecord } from '../../shared/models'
 import type { ControlClient } from '../client'
 import { bool, str, type Command } from '../command'
-import { printJson, printTable, progressPrinter, UsageError, say, warn } from '../output'
+import { printJson, printTable, progressPrinter, say, UsageError, warn } from '../output'
+import { millis, when } from '../time'
 
 const PAUSE_USAGE = 'berth pause ID [--wait] [--no-memory] [--json]  |  berth pause --all [--wait] [--json]'
 
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+const secs = millis
 
 export function describePause(name: string, r: PauseResult): string {
   if (!r.paused) return `session ${name} is already paused`
@@ -52,7 +53,13 @@ export const pauseCommands: Command[] = [
     path: ['pause'],
     usage: PAUSE_USAGE,
     summary: 'pause a session (with its memory when the server can), or every running session with --all',
-    options: { wait: { type: 'boolean' }, 'no-memory': { type: 'boolean' }, all: { type: 'boolean' } },
+    group: 'pause',
+    options: {
+      all: { type: 'boolean', help: 'pause every running session (what the lid-close path runs)' },
+      wait: { type: 'boolean', help: 'return only once each pause is durable (safe to close the lid)' },
+      'no-memory': { type: 'boolean', help: 'keep only the files: the session cold-boots on resume' },
+    },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [0, 1],
     async run(p, io) {
       const all = bool(p, 'all')
@@ -93,7 +100,9 @@ export const pauseCommands: Command[] = [
     path: ['resume'],
     usage: 'berth resume ID [--on SERVER] [--json]',
     summary: 'resume a paused session on its server, or --on another one (its memory, files and route travel along)',
-    options: { on: { type: 'string' } },
+    group: 'pause',
+    options: { on: { type: 'string', value: 'SERVER', help: 'resume it on this server instead (moves it there first)', complete: 'server' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const { c, op } = await withProgress(io)
@@ -114,7 +123,12 @@ export const pauseCommands: Command[] = [
     path: ['session', 'set'],
     usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--json]',
     summary: 'change when a session pauses itself: its idle time, and whether auto-pause and the "marked" sleep policy apply',
-    options: { idle: { type: 'string' }, 'auto-pause': { type: 'string' } },
+    group: 'pause',
+    options: {
+      idle: { type: 'string', value: 'SECONDS|default|off', help: 'idle time before it pauses itself (default: the idleAfterSeconds setting)', complete: ['default', 'off', '600', '3600'] },
+      'auto-pause': { type: 'string', value: 'on|off', help: 'whether idle auto-pause and the "marked" sleep policy apply to it', complete: ['on', 'off'] },
+    },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const usage = this.usage
@@ -143,14 +157,16 @@ export const pauseCommands: Command[] = [
     path: ['session', 'events'],
     usage: 'berth session events ID [--limit N] [--json]',
     summary: "a session's events log: every state change and what happened, oldest first",
-    options: { limit: { type: 'string' } },
+    group: 'sessions',
+    options: { limit: { type: 'string', value: 'N', help: 'the newest N events (default 200)' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const limit = str(p, 'limit')
       if (limit !== undefined && !/^\d+$/.test(limit)) throw new UsageError(`not a number: ${limit}`, this.usage)
       const list = await (await io.client()).call('session.events', { id: p.positionals[0]!, limit: limit ? Number(limit) : undefined })
       if (io.json) printJson(list)
-      else printTable(list.map((e: EventRecord) => [e.at, e.kind, e.from && e.to ? `${e.from} -> ${e.to}` : '', summarize(e.detail)]), ['AT', 'KIND', 'STATE', 'DETAIL'])
+      else printTable(list.map((e: EventRecord) => [when(e.at), e.kind, e.from && e.to ? `${e.from} -> ${e.to}` : '', summarize(e.detail)]), ['AT', 'KIND', 'STATE', 'DETAIL'])
       return 0
     },
   },
@@ -158,6 +174,11 @@ export const pauseCommands: Command[] = [
     path: ['server', 'checkpoint'],
     usage: 'berth server checkpoint NAME auto|fast|docker|off [--json]',
     summary: 'choose how a server keeps memory on pause (off: pauses freeze instead)',
+    group: 'servers',
+    args: [
+      { name: 'NAME', help: 'the server', complete: 'server' },
+      { name: 'HOW', help: 'auto (the best found), fast (CRIU through containerd), docker (Docker\'s checkpoint API) or off', complete: ['auto', 'fast', 'docker', 'off'] },
+    ],
     positionals: [2, 2],
     async run(p, io) {
       const [name, how] = p.positionals as [string, string]

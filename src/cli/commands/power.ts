@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { PowerEventResult } from '../../shared/contract'
 import { BerthError } from '../../shared/errors'
 import { berthHome } from '../../main/core/home'
-import { hookFiles, hookNote, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
+import { berthCommand, hookFiles, hookNote, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
 import { str, type Command, type Io } from '../command'
 import { printJson, printTable, UsageError } from '../output'
 
@@ -44,6 +44,7 @@ export const powerCommands: Command[] = [
     path: ['power', 'suspend'],
     usage: 'berth power suspend [--json]',
     summary: 'what the sleep hook runs before sleep: pause per the sleep policy, durably',
+    group: 'power',
     positionals: [0, 0],
     run: (_p, io) => powerEvent(io, 'suspend'),
   },
@@ -51,6 +52,7 @@ export const powerCommands: Command[] = [
     path: ['power', 'resume'],
     usage: 'berth power resume [--json]',
     summary: 'what the sleep hook runs after wake: reconcile, resume what the policy paused',
+    group: 'power',
     positionals: [0, 0],
     run: (_p, io) => powerEvent(io, 'resume'),
   },
@@ -58,6 +60,8 @@ export const powerCommands: Command[] = [
     path: ['power', 'simulate'],
     usage: SIMULATE_USAGE,
     summary: 'drive the same path as the OS sleep and wake events',
+    group: 'power',
+    args: [{ name: 'EVENT', help: 'suspend (as before sleep) or resume (as after wake)', complete: ['suspend', 'resume'] }],
     positionals: [1, 1],
     async run(p, io) {
       const event = p.positionals[0]
@@ -69,14 +73,18 @@ export const powerCommands: Command[] = [
     path: ['power', 'install-hook'],
     usage: 'berth power install-hook [--platform linux|darwin] [--dir DIR] [--json]',
     summary: 'write the hook that pauses sessions before the machine sleeps (Linux: systemd system-sleep; macOS: sleepwatcher)',
-    options: { platform: { type: 'string' }, dir: { type: 'string' } },
+    group: 'power',
+    options: {
+      platform: { type: 'string', value: 'linux|darwin', help: 'the platform to write the hook for (default: this one)', complete: ['linux', 'darwin'] },
+      dir: { type: 'string', value: 'DIR', help: 'where to write it (default: systemd\'s system-sleep folder; on macOS your home)', complete: 'file' },
+    },
     positionals: [0, 0],
     async run(p, io) {
       const platform = (str(p, 'platform') ?? (process.platform === 'darwin' ? 'darwin' : 'linux')) as HookPlatform
       if (platform !== 'linux' && platform !== 'darwin') throw new UsageError(`not a platform: ${platform}`, this.usage)
       const owner = hookOwner()
-      // the hook runs this very berth: the same node and script
-      const berth = [process.execPath, io.entry]
+      // the hook runs this very berth: the app's launcher, or the same node and script
+      const berth = berthCommand(io.entry)!
       const files = hookFiles({ platform, dir: str(p, 'dir'), berth, home: owner.home, user: owner.user, uid: owner.uid })
       try {
         writeHookFiles(files)

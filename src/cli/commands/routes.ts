@@ -6,7 +6,8 @@ export const routeCommands: Command[] = [
     path: ['ssh-config'],
     usage: 'berth ssh-config [--write] [--json]',
     summary: 'print the ssh config with a Host block per live session (<route>.berth); --write keeps it in a file to Include',
-    options: { write: { type: 'boolean' } },
+    group: 'routes',
+    options: { write: { type: 'boolean', help: 'keep it in the file Berth updates as sessions come and go, and print the Include line' } },
     positionals: [0, 0],
     async run(p, io) {
       const write = bool(p, 'write')

@@ -1,6 +1,7 @@
 import type { SecretProtection } from '../../shared/contract/secrets'
 import type { Command } from '../command'
-import { printJson, printTable, UsageError, say, warn } from '../output'
+import { printIds, printJson, printTable, say, UsageError, warn } from '../output'
+import { ago } from '../time'
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) warn('type the value, then Ctrl-D:\n')
@@ -18,6 +19,8 @@ export const secretCommands: Command[] = [
     path: ['secret', 'set'],
     usage: 'berth secret set NAME [--json]   (the value comes from stdin)',
     summary: 'store a secret; sessions created with --secret NAME get it as /run/berth/secrets/NAME',
+    group: 'settings',
+    args: [{ name: 'NAME', help: 'the secret\'s name (its value comes from stdin)', complete: 'secret' }],
     positionals: [1, 1],
     async run(p, io) {
       const value = await readStdin()
@@ -33,14 +36,17 @@ export const secretCommands: Command[] = [
     path: ['secret', 'ls'],
     usage: 'berth secret ls [--json]',
     summary: 'names of stored secrets (never their values)',
+    group: 'settings',
+    listing: true,
     positionals: [0, 0],
     async run(_p, io) {
       const c = await io.client()
       const list = await c.call('secret.list', {})
       if (io.json) printJson(list)
+      else if (io.quiet) printIds(list.map((s) => s.name))
       else {
         if (list.length === 0) say('no secrets: berth secret set NAME < FILE\n')
-        else printTable(list.map((s) => [s.name, s.updatedAt]), ['NAME', 'UPDATED'])
+        else printTable(list.map((s) => [s.name, ago(s.updatedAt)]), ['NAME', 'UPDATED'])
         // where they are and what guards them, plainly when the keychain is no keychain (basic_text)
         const info = await c.call('secret.info', {})
         say(`\n${describeProtection(info)}\n`)
@@ -52,6 +58,7 @@ export const secretCommands: Command[] = [
     path: ['secret', 'info'],
     usage: 'berth secret info [--json]',
     summary: 'where secret values are stored and what protects them (the key file, the OS keychain or not)',
+    group: 'settings',
     positionals: [0, 0],
     async run(_p, io) {
       const info = await (await io.client()).call('secret.info', {})
@@ -64,6 +71,8 @@ export const secretCommands: Command[] = [
     path: ['secret', 'rm'],
     usage: 'berth secret rm NAME [--json]',
     summary: 'forget a secret (sessions that have it keep it until their next start)',
+    group: 'settings',
+    args: [{ name: 'NAME', help: 'the secret', complete: 'secret' }],
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('secret.remove', { name: p.positionals[0]! })

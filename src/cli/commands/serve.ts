@@ -10,7 +10,8 @@ export const serveCommand: Command = {
   path: ['serve'],
   usage: USAGE,
   summary: 'serve the UI to a browser on 127.0.0.1 behind a random token (until Ctrl-C)',
-  options: { port: { type: 'string', short: 'p' } },
+  group: 'berth',
+  options: { port: { type: 'string', short: 'p', value: 'P', help: `the port on 127.0.0.1 (default ${8023}; 0 picks a free one)` } },
   positionals: [0, 0],
   async run(p, io) {
     const raw = str(p, 'port')
@@ -22,15 +23,20 @@ export const serveCommand: Command = {
     if (io.json) printJson(opened)
     else say(`${opened.url}\n`)
     warn('berth: serving the UI on 127.0.0.1 only; the address above is its key. Ctrl-C stops.\n')
+    let stopping = false
     const code = await new Promise<number>((resolve) => {
       c.onClose(() => {
+        if (stopping) return
         warn('berth: the Berth daemon stopped, so the UI is no longer served\n')
         resolve(1)
       })
       c.on('stream.exit', (e) => {
         if (e.streamId === opened.streamId) resolve(0)
       })
-      const stop = () => void c.call('stream.close', { streamId: opened.streamId }).finally(() => resolve(0))
+      const stop = () => {
+        stopping = true
+        void c.call('stream.close', { streamId: opened.streamId }).finally(() => resolve(0))
+      }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
     })

@@ -1,13 +1,14 @@
 import { resolve } from 'node:path'
 import type { Server } from '../../shared/models'
 import { str, type Command } from '../command'
-import { printFields, printJson, printTable, say } from '../output'
+import { printFields, printIds, printJson, printTable, say } from '../output'
 
 const show = (s: Server) =>
   printFields([
     ['name', s.name],
     ['kind', s.kind],
     ['url', s.url],
+    ['ssh config', s.alias ? `Host ${s.alias} of ~/.ssh/config (read again on every connection)` : undefined],
     ['identity', s.identity],
     ['host key', s.hostKeyFingerprint],
     ['state', s.state],
@@ -16,9 +17,17 @@ const show = (s: Server) =>
 export const serverCommands: Command[] = [
   {
     path: ['server', 'add'],
-    usage: 'berth server add NAME ssh://USER@HOST:PORT [--identity FILE] [--accept-host-key SHA256:FP] [--json]',
-    summary: 'connect a server over ssh (the first add needs its host key confirmed)',
-    options: { identity: { type: 'string', short: 'i' }, 'accept-host-key': { type: 'string' } },
+    usage: 'berth server add NAME ssh://USER@HOST:PORT|SSH_CONFIG_HOST [--identity FILE] [--accept-host-key SHA256:FP] [--json]',
+    summary: 'connect a server over ssh, by address or by a Host of ~/.ssh/config (a host key your ssh does not trust yet needs confirming)',
+    group: 'servers',
+    options: {
+      identity: { type: 'string', short: 'i', value: 'FILE', help: 'the private key to log in with (default: the ssh config\'s, else your ssh agent)', complete: 'file' },
+      'accept-host-key': { type: 'string', value: 'SHA256:FP', help: 'the host key fingerprint you confirmed (the first add prints it)' },
+    },
+    args: [
+      { name: 'NAME', help: 'what Berth calls it: lowercase letters, digits and dashes' },
+      { name: 'ADDRESS', help: 'ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config' },
+    ],
     positionals: [2, 2],
     async run(p, io) {
       const c = await io.client()
@@ -31,7 +40,7 @@ export const serverCommands: Command[] = [
       })
       if (io.json) printJson(s)
       else {
-        say(`server ${s.name} added\n`)
+        say(`server ${s.name} added: ${s.hostKeyTrust}\n`)
         show(s)
       }
       return 0
@@ -41,11 +50,14 @@ export const serverCommands: Command[] = [
     path: ['server', 'ls'],
     usage: 'berth server ls [--json]',
     summary: 'list servers',
+    group: 'servers',
+    listing: true,
     positionals: [0, 0],
     async run(_p, io) {
       const list = await (await io.client()).call('server.list', {})
       if (io.json) printJson(list)
-      else printTable(list.map((s) => [s.name, s.kind, s.state, s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
+      else if (io.quiet) printIds(list.map((s) => s.name))
+      else printTable(list.map((s) => [s.name, s.kind, s.state, s.alias ? `${s.alias} (${s.url})` : s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
       return 0
     },
   },
@@ -53,6 +65,8 @@ export const serverCommands: Command[] = [
     path: ['server', 'rm'],
     usage: 'berth server rm NAME [--json]',
     summary: 'forget a connected server (and remove the helper container Berth started there)',
+    group: 'servers',
+    args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('server.remove', { name: p.positionals[0]! })
@@ -69,6 +83,8 @@ export const serverCommands: Command[] = [
     path: ['server', 'test'],
     usage: 'berth server test NAME [--json]',
     summary: "print a server's engine version and round-trip time",
+    group: 'servers',
+    args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
     positionals: [1, 1],
     async run(p, io) {
       const t = await (await io.client()).call('server.test', { name: p.positionals[0]! })

@@ -1,8 +1,9 @@
 // Verbs that remake a session's container: fork, rewind, restart; and the stale clean-up list.
 import { str, strs, type Command } from '../command'
-import { printJson, printTable, UsageError, say } from '../output'
+import { printIds, printJson, printTable, say, UsageError } from '../output'
+import { ago } from '../time'
 import { followProgress } from '../progress'
-import { age, parseEnv, stateLabel } from './session'
+import { parseEnv, stateLabel } from './session'
 
 const FORK_USAGE = 'berth fork ID [--name N] [--count K] [--json]'
 const RESTART_USAGE = 'berth restart ID [--env K=V]... [--json]'
@@ -12,7 +13,12 @@ export const sessionVerbCommands: Command[] = [
     path: ['fork'],
     usage: FORK_USAGE,
     summary: 'K independent sessions from one capture of a session (each succeeds or fails on its own)',
-    options: { name: { type: 'string' }, count: { type: 'string', short: 'k' } },
+    group: 'snapshots',
+    options: {
+      name: { type: 'string', value: 'N', help: 'name the forks N-1, N-2... (default: after the session)' },
+      count: { type: 'string', short: 'k', value: 'K', help: 'how many forks (1 to 16, default 1)' },
+    },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const raw = str(p, 'count')
@@ -36,7 +42,9 @@ export const sessionVerbCommands: Command[] = [
     path: ['rewind'],
     usage: 'berth rewind ID --to SNAPSHOT [--json]',
     summary: 'bring a session back to an earlier snapshot of its own (its current state is kept as a snapshot first)',
-    options: { to: { type: 'string' } },
+    group: 'snapshots',
+    options: { to: { type: 'string', value: 'SNAPSHOT', help: 'the snapshot of its own to go back to', complete: 'snapshot' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const to = str(p, 'to')
@@ -53,7 +61,9 @@ export const sessionVerbCommands: Command[] = [
     path: ['restart'],
     usage: RESTART_USAGE,
     summary: 'recreate the container with the session env; id, files, views and route stay; processes stop',
-    options: { env: { type: 'string', short: 'e', multiple: true } },
+    group: 'snapshots',
+    options: { env: { type: 'string', short: 'e', multiple: true, value: 'K=V', help: 'set (or change) an environment value for the new container' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const env = parseEnv(strs(p, 'env'), RESTART_USAGE)
@@ -69,13 +79,16 @@ export const sessionVerbCommands: Command[] = [
     path: ['session', 'stale'],
     usage: 'berth session stale [--json]',
     summary: 'paused sessions older than the staleAfterDays setting, for you to clean up (Berth never deletes them)',
+    group: 'sessions',
+    listing: true,
     positionals: [0, 0],
     async run(_p, io) {
       const r = await (await io.client()).call('session.stale', {})
       if (io.json) printJson(r)
+      else if (io.quiet) printIds(r.sessions.map((s) => s.id))
       else if (r.sessions.length === 0) say(`no session has been paused for more than ${r.days} days\n`)
       else {
-        printTable(r.sessions.map((s) => [s.id, s.name, s.server, stateLabel(s), age(s.updatedAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'PAUSED FOR'])
+        printTable(r.sessions.map((s) => [s.id, s.name, s.server, stateLabel(s), ago(s.updatedAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'PAUSED'])
         say(`finish the ones you no longer need: berth finish ID (save first: berth save ID)\n`)
       }
       return 0

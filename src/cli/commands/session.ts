@@ -3,15 +3,8 @@ import { resolve } from 'node:path'
 import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
-import { printFields, printJson, printTable, progressPrinter, UsageError, say } from '../output'
-
-export function age(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m`
-  if (s < 86400) return `${Math.floor(s / 3600)}h`
-  return `${Math.floor(s / 86400)}d`
-}
+import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
+import { ago, duration, when } from '../time'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
   if (s.state === 'paused' && s.mode) return `paused (${s.mode}${s.durable ? '' : ', not yet durable'})`
@@ -30,14 +23,15 @@ export function showSession(s: Session): void {
     ['route', s.route],
     ['ssh', s.sshLine],
     ...(s.previews ?? []).map((p, i): [string, string] => [i === 0 ? 'previews' : '', `${p.url}  (port ${p.port})`]),
-    ['created', s.createdAt],
-    ['finished', s.finishedAt ?? undefined],
-    ['saved', s.savedAt ?? undefined],
+    ['created', when(s.createdAt)],
+    ['paused', s.state === 'paused' ? `${ago(s.updatedAt)}${s.pausedBy ? ` (by ${s.pausedBy})` : ''}` : undefined],
+    ['finished', s.finishedAt ? when(s.finishedAt) : undefined],
+    ['saved', s.savedAt ? when(s.savedAt) : undefined],
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
     ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
-    ['paused by', s.state === 'paused' || s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
+    ['paused by', s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
     ['activity', s.activity?.status],
     ['meter', s.meter ? meterLine(s.meter) : undefined],
   ])
@@ -46,7 +40,7 @@ export function showSession(s: Session): void {
 function meterLine(m: NonNullable<Session['meter']>): string {
   const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
   const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
-  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${Math.round(m.runningSeconds)} s${cost}`
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
 }
 
 export function parseEnv(pairs: string[], usage: string): Record<string, string> {
@@ -68,14 +62,15 @@ export const sessionCommands: Command[] = [
     path: ['session', 'create'],
     usage: CREATE_USAGE,
     summary: 'create a session from an image on a server',
+    group: 'sessions',
     options: {
-      server: { type: 'string', short: 's' },
-      image: { type: 'string' },
-      name: { type: 'string' },
-      env: { type: 'string', short: 'e', multiple: true },
-      workspace: { type: 'string', short: 'w' },
-      from: { type: 'string' },
-      secret: { type: 'string', multiple: true },
+      server: { type: 'string', short: 's', value: 'NAME', help: 'the server to run it on (default: local, this machine\'s engine)', complete: 'server' },
+      image: { type: 'string', value: 'IMAGE', help: 'the image to start from (carried to the server when it lacks it)' },
+      from: { type: 'string', value: 'SNAPSHOT', help: 'start from a snapshot instead of an image (its memory too, where it has it)', complete: 'snapshot' },
+      name: { type: 'string', value: 'N', help: 'its name (default: made up, like calm-otter)' },
+      env: { type: 'string', short: 'e', multiple: true, value: 'K=V', help: 'an environment value inside the session' },
+      workspace: { type: 'string', short: 'w', value: 'DIR', help: 'a git folder to clone in; berth save merges the work back', complete: 'file' },
+      secret: { type: 'string', multiple: true, value: 'NAME', help: 'a stored secret to hand in as /run/berth/secrets/NAME', complete: 'secret' },
     },
     positionals: [0, 0],
     async run(p, io) {
@@ -109,7 +104,12 @@ export const sessionCommands: Command[] = [
     path: ['session', 'ls'],
     usage: 'berth session ls [--state STATE] [--server NAME] [--json]',
     summary: 'list sessions (--json: a summary of each; session show has the rest)',
-    options: { state: { type: 'string' }, server: { type: 'string' } },
+    group: 'sessions',
+    listing: true,
+    options: {
+      state: { type: 'string', value: 'STATE', help: 'only sessions in this state', complete: SessionState.options },
+      server: { type: 'string', value: 'NAME', help: 'only sessions on this server', complete: 'server' },
+    },
     positionals: [0, 0],
     async run(p, io) {
       const state = str(p, 'state')
@@ -118,15 +118,18 @@ export const sessionCommands: Command[] = [
       }
       const list = await (await io.client()).call('session.list', { state: state as Session['state'] | undefined, server: str(p, 'server') })
       if (io.json) printJson(list)
+      else if (io.quiet) printIds(list.map((s) => s.id))
       else if (list.length === 0) say('no sessions yet: berth session create --image IMAGE\n')
-      else printTable(list.map((s) => [s.id, s.name, s.server, stateLabel(s), s.image, age(s.createdAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'IMAGE', 'AGE'])
+      else printTable(list.map((s) => [s.id, s.name, s.server, stateLabel(s), s.image, ago(s.createdAt)]), ['ID', 'NAME', 'SERVER', 'STATE', 'IMAGE', 'CREATED'])
       return 0
     },
   },
   {
     path: ['session', 'show'],
     usage: 'berth session show ID [--json]',
-    summary: 'show one session',
+    summary: 'show one session: its state, ssh line, previews, workspace, meter and where it came from',
+    group: 'sessions',
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const s = await (await io.client()).call('session.show', { id: p.positionals[0]! })
@@ -139,7 +142,9 @@ export const sessionCommands: Command[] = [
     path: ['finish'],
     usage: 'berth finish ID [--force] [--json]',
     summary: 'finish a session: its container is destroyed, its history stays',
-    options: { force: { type: 'boolean' } },
+    group: 'sessions',
+    options: { force: { type: 'boolean', help: 'finish it even when its server does not answer (its container may stay there)' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const s = await (await io.client()).call('session.finish', { id: p.positionals[0]!, force: p.values.force === true })

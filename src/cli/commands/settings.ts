@@ -19,6 +19,8 @@ export const settingsCommands: Command[] = [
     path: ['settings'],
     usage: 'berth settings [KEY] [--json]',
     summary: 'show settings (all, or one)',
+    group: 'settings',
+    args: [{ name: 'KEY', help: 'one setting', complete: 'setting' }],
     positionals: [0, 1],
     async run(p, io) {
       const all = await (await io.client()).call('settings.get', {})
@@ -37,6 +39,11 @@ export const settingsCommands: Command[] = [
     path: ['settings', 'set'],
     usage: SET_USAGE,
     summary: 'change one setting',
+    group: 'settings',
+    args: [
+      { name: 'KEY', help: 'the setting (berth settings lists them)', complete: 'setting' },
+      { name: 'VALUE', help: 'its new value: JSON when it parses (600, true, ["..."]), else text' },
+    ],
     positionals: [2, 2],
     async run(p, io) {
       const [key, raw] = p.positionals as [string, string]

@@ -1,8 +1,8 @@
 import type { Snapshot } from '../../shared/models'
 import { bool, str, type Command } from '../command'
-import { humanBytes, printFields, printJson, printTable, UsageError, say } from '../output'
+import { humanBytes, printFields, printIds, printJson, printTable, say, UsageError } from '../output'
+import { ago, millis, when } from '../time'
 import { followProgress } from '../progress'
-import { age } from './session'
 
 function showSnapshot(s: Snapshot): void {
   printFields([
@@ -13,7 +13,7 @@ function showSnapshot(s: Snapshot): void {
     ['server', s.server],
     ['session', s.sessionId ? `${s.sessionId}${s.sessionName ? ` (${s.sessionName})` : ''}` : '-'],
     ['parent', s.parentSnapshot ?? '-'],
-    ['created', s.createdAt],
+    ['created', when(s.createdAt)],
     ['automatic', s.auto ? 'yes' : 'no'],
     ['pinned', s.pinned ? 'yes (a fork, a rewind or a session made from it depends on it)' : 'no'],
     ['test restore', s.testRestored ? 'done' : 'not yet'],
@@ -27,7 +27,9 @@ export const snapshotCommands: Command[] = [
     path: ['snapshot', 'create'],
     usage: 'berth snapshot create ID [--name NAME] [--json]',
     summary: 'snapshot a running or paused session (NAME:vN; the version grows with each snapshot of that name)',
-    options: { name: { type: 'string' } },
+    group: 'snapshots',
+    options: { name: { type: 'string', value: 'NAME', help: 'its name (default: after the session); each snapshot of a name is its next version' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const c = await io.client()
@@ -42,14 +44,16 @@ export const snapshotCommands: Command[] = [
     path: ['snapshot', 'ls'],
     usage: LS_USAGE,
     summary: 'list snapshots, newest first, a page at a time',
+    group: 'snapshots',
+    listing: true,
     options: {
-      session: { type: 'string' },
-      server: { type: 'string' },
-      name: { type: 'string' },
-      auto: { type: 'boolean' },
-      named: { type: 'boolean' },
-      limit: { type: 'string' },
-      next: { type: 'string' },
+      session: { type: 'string', value: 'ID', help: 'only the snapshots of this session', complete: 'session' },
+      server: { type: 'string', value: 'NAME', help: 'only those kept on this server', complete: 'server' },
+      name: { type: 'string', value: 'NAME', help: 'only the versions of this name' },
+      auto: { type: 'boolean', help: 'only the ones Berth took on its own (pauses, seals, moves)' },
+      named: { type: 'boolean', help: 'only the ones someone named' },
+      limit: { type: 'string', value: 'N', help: 'a page of N (1 to 500, default 50)' },
+      next: { type: 'string', value: 'TOKEN', help: 'the next page, from the token the last one printed' },
     },
     positionals: [0, 0],
     async run(p, io) {
@@ -70,6 +74,10 @@ export const snapshotCommands: Command[] = [
         printJson(page)
         return 0
       }
+      if (io.quiet) {
+        printIds(page.items.map((s) => s.id))
+        return 0
+      }
       if (page.items.length === 0) say('no snapshots: berth snapshot create ID --name NAME\n')
       else
         printTable(
@@ -80,10 +88,10 @@ export const snapshotCommands: Command[] = [
             s.server,
             s.sessionName ?? s.sessionId ?? '-',
             s.parentSnapshot ?? '-',
-            age(s.createdAt),
+            ago(s.createdAt),
             [s.auto ? 'auto' : '', s.pinned ? 'pinned' : '', s.testRestored ? 'tested' : ''].filter(Boolean).join(',') || '-',
           ]),
-          ['ID', 'KIND', 'SIZE', 'SERVER', 'SESSION', 'PARENT', 'AGE', 'FLAGS'],
+          ['ID', 'KIND', 'SIZE', 'SERVER', 'SESSION', 'PARENT', 'CREATED', 'FLAGS'],
         )
       if (page.next) say(`more: berth snapshot ls --next ${page.next}${rawLimit ? ` --limit ${rawLimit}` : ''}\n`)
       return 0
@@ -93,6 +101,8 @@ export const snapshotCommands: Command[] = [
     path: ['snapshot', 'show'],
     usage: 'berth snapshot show SNAPSHOT [--json]',
     summary: 'show one snapshot (NAME:vN, or NAME for its newest version)',
+    group: 'snapshots',
+    args: [{ name: 'SNAPSHOT', help: 'NAME:vN, or NAME for its newest version', complete: 'snapshot' }],
     positionals: [1, 1],
     async run(p, io) {
       const s = await (await io.client()).call('snapshot.show', { id: p.positionals[0]! })
@@ -105,6 +115,8 @@ export const snapshotCommands: Command[] = [
     path: ['snapshot', 'rm'],
     usage: 'berth snapshot rm SNAPSHOT [--json]',
     summary: 'delete a snapshot and what it holds on its server',
+    group: 'snapshots',
+    args: [{ name: 'SNAPSHOT', help: 'NAME:vN, or NAME for its newest version', complete: 'snapshot' }],
     positionals: [1, 1],
     async run(p, io) {
       const r = await (await io.client()).call('snapshot.remove', { id: p.positionals[0]! })
@@ -117,13 +129,15 @@ export const snapshotCommands: Command[] = [
     path: ['snapshot', 'test'],
     usage: 'berth snapshot test SNAPSHOT [--json]',
     summary: 'restore a snapshot into a throwaway container to prove it restores',
+    group: 'snapshots',
+    args: [{ name: 'SNAPSHOT', help: 'NAME:vN, or NAME for its newest version', complete: 'snapshot' }],
     positionals: [1, 1],
     async run(p, io) {
       const c = await io.client()
       const op = await followProgress(c, io.json)
       const r = await c.call('snapshot.test', { id: p.positionals[0]!, op })
       if (io.json) printJson(r)
-      else say(`${r.snapshot.id} restores${r.snapshot.kind === 'memory+disk' ? (r.memory ? ' with its memory' : ` from disk only: ${r.note}`) : ''} (${Math.round(r.ms)} ms)\n`)
+      else say(`${r.snapshot.id} restores${r.snapshot.kind === 'memory+disk' ? (r.memory ? ' with its memory' : ` from disk only: ${r.note}`) : ''} (${millis(r.ms)})\n`)
       return 0
     },
   },

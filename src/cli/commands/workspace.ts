@@ -1,5 +1,6 @@
 import { str, type Command } from '../command'
 import { printFields, printJson, say } from '../output'
+import { when } from '../time'
 import { followProgress } from '../progress'
 
 export const workspaceCommands: Command[] = [
@@ -7,7 +8,9 @@ export const workspaceCommands: Command[] = [
     path: ['save'],
     usage: 'berth save ID [--message M] [--json]',
     summary: "commit the session's workspace, merge it --no-ff into main and write main back to its folder",
-    options: { message: { type: 'string', short: 'm' } },
+    group: 'sessions',
+    options: { message: { type: 'string', short: 'm', value: 'M', help: 'the commit message (default: one naming the session)' } },
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const c = await io.client()
@@ -26,6 +29,8 @@ export const workspaceCommands: Command[] = [
     path: ['workspace', 'status'],
     usage: 'berth workspace status ID [--json]',
     summary: 'what in a session has not been saved to its workspace folder yet',
+    group: 'sessions',
+    args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const s = await (await io.client()).call('workspace.status', { id: p.positionals[0]! })
@@ -34,7 +39,7 @@ export const workspaceCommands: Command[] = [
         printFields([
           ['workspace', `${s.dir} (${s.branch})`],
           ['saved', s.saved ? 'yes: everything is in main' : 'no'],
-          ['last save', s.lastSave ? `${s.lastSave.at} (${s.lastSave.main.slice(0, 12)})` : 'never'],
+          ['last save', s.lastSave ? `${when(s.lastSave.at)}, main at ${s.lastSave.main.slice(0, 12)}` : 'never'],
         ])
         for (const l of s.changes) say(`  ${l}\n`)
         for (const l of s.unsavedCommits) say(`  commit ${l}\n`)

@@ -6,6 +6,7 @@ import { BerthError } from '../../shared/errors'
 import type { CallName } from '../../shared/contract'
 import { dispatch, type CallContext, type Handlers } from './api'
 import { CoreBus } from './bus'
+import { chosenSocket, resolveDockerEngine, type EngineChoice } from './engines/docker-endpoint'
 import { EngineRegistry } from './engines/engine-registry'
 import { KnownHosts } from './engines/known-hosts'
 import { ServerService } from './servers/server-service'
@@ -21,18 +22,13 @@ import { SettingsRepo } from './store/settings-repo'
 import { StreamHub } from './streams/stream-hub'
 import { VERSION } from './version'
 import { ensurePrivateDir, ensurePrivateFile } from './durable-file'
+import { logsDir } from './logs/rotating-log'
 
 export interface CoreOptions {
   home: string
   host: 'daemon' | 'electron'
-  /** the laptop's Docker socket (default: DOCKER_HOST when it is unix://, else /var/run/docker.sock) */
+  /** the laptop's Docker socket (default: found as the docker CLI finds it, see engines/docker-endpoint.ts) */
   localSocket?: string
-}
-
-export function defaultLocalSocket(): string {
-  const h = process.env.DOCKER_HOST
-  if (h?.startsWith('unix://')) return h.slice('unix://'.length)
-  return '/var/run/docker.sock'
 }
 
 /** A component a later domain plugs in: it gets the core, adds handlers, and may start work. */
@@ -57,6 +53,8 @@ export class Core {
   readonly sessions: SessionService
   readonly recovery: Recovery
   readonly homeId: string
+  /** which engine is this machine's, and why (berth doctor shows it) */
+  readonly localEngine: EngineChoice
   readonly startedAt = new Date().toISOString()
   readonly handlers: Handlers
   private readonly modules: CoreModule[] = []
@@ -75,11 +73,18 @@ export class Core {
     this.sessionsRepo = new SessionsRepo(this.db)
     this.eventsRepo = new EventsRepo(this.db)
     this.knownHosts = new KnownHosts(home)
-    this.ensureLocalServer(options.localSocket ?? defaultLocalSocket())
-    this.engines = new EngineRegistry(this.servers, this.knownHosts, join(home, 'run'), (name) => {
-      const row = this.servers.get(name)
-      if (row) this.bus.emit('server.changed', this.serverService.toModel(row))
-    })
+    this.localEngine = options.localSocket ? chosenSocket(options.localSocket) : resolveDockerEngine()
+    this.ensureLocalServer(this.localEngine.socket)
+    this.engines = new EngineRegistry(
+      this.servers,
+      this.knownHosts,
+      join(home, 'run'),
+      (name) => {
+        const row = this.servers.get(name)
+        if (row) this.bus.emit('server.changed', this.serverService.toModel(row))
+      },
+      this.localEngine.problem,
+    )
     this.lifecycle = new Lifecycle(this.db, this.sessionsRepo, this.eventsRepo, (row) =>
       this.bus.emit('session.changed', this.sessions.toModel(row)),
     )
@@ -125,9 +130,11 @@ export class Core {
     return id
   }
 
-  private ensureLocalServer(socket: string): void {
-    const url = `unix://${socket}`
+  /** The local server's row names the engine chosen now (a broken choice keeps the last one, unused). */
+  private ensureLocalServer(socket: string | null): void {
     const row = this.servers.get('local')
+    if (!socket && row) return
+    const url = `unix://${socket ?? '/var/run/docker.sock'}`
     if (!row) this.servers.insert({ name: 'local', kind: 'local', url, identity: null, hostKeyFingerprint: null, ratePerHour: 0, options: {} })
     else if (row.url !== url) this.servers.update('local', { url })
   }
@@ -135,7 +142,7 @@ export class Core {
   private baseHandlers(): Handlers {
     const s = this.sessions
     const handlers: Partial<Handlers> = {
-      'daemon.info': () => ({ pid: process.pid, home: this.options.home, homeId: this.homeId, version: VERSION, host: this.options.host, startedAt: this.startedAt }),
+      'daemon.info': () => ({ pid: process.pid, home: this.options.home, homeId: this.homeId, version: VERSION, host: this.options.host, startedAt: this.startedAt, logs: logsDir(this.options.home) }),
       'daemon.shutdown': () => {
         setImmediate(() => this.onShutdownRequest())
         return { ok: true }

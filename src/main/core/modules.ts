@@ -1,6 +1,7 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
 import { installDesktop } from './desktop/desktop-module'
+import { installDoctor } from './doctor/doctor-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
@@ -19,4 +20,6 @@ export function installModules(core: Core): void {
   const secrets = installSecrets(core)
   installWorkspace(core)
   installSnapshots(core, secrets, pause)
+  // last: it reads the other domains through their calls
+  installDoctor(core)
 }

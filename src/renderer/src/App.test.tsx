@@ -15,6 +15,31 @@ describe('the sessions screen', () => {
     expect(await screen.findByRole('dialog', { name: 'New session' })).toBeTruthy()
   })
 
+  it('on the first run, shows what Berth found on this machine and what to do about it', async () => {
+    let asked = 0
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('doctor.report', () => {
+        asked++
+        return {
+          host: 'electron' as const,
+          home: '/home/ada/.config/Berth',
+          checks: [
+            { id: 'engine' as const, title: 'Docker engine', status: 'ok' as const, summary: 'Docker 27.3 on /Users/ada/.orbstack/run/docker.sock: OrbStack\'s socket', problem: null, fix: null, facts: {} },
+            { id: 'sleep-hook' as const, title: 'Sleep hook', status: 'warn' as const, summary: 'no Berth line in ~/.sleep (sleepwatcher)', problem: 'missing', fix: 'Run `berth power install-hook`', facts: {} },
+          ],
+        }
+      })
+    bootApp(client)
+    const checks = await screen.findByRole('region', { name: 'Berth on this machine' })
+    expect(await within(checks).findByText(/OrbStack's socket/)).toBeTruthy()
+    const hook = within(checks).getByText('Sleep hook').closest('li')!
+    expect(within(hook).getByText('check')).toBeTruthy()
+    expect(within(hook).getByText('Run `berth power install-hook`')).toBeTruthy()
+    fireEvent.click(within(checks).getByRole('button', { name: 'Check again' }))
+    await waitFor(() => expect(asked).toBe(2))
+  })
+
   it('shows each state honestly: the pause mode, a move with its progress, a failure with its reason', async () => {
     const paused = session({ name: 'paused-one', state: 'paused', mode: 'memory', durable: true })
     const frozen = session({ name: 'frozen-one', state: 'paused', mode: 'frozen', durable: false })
@@ -223,15 +248,15 @@ describe('the servers screen', () => {
     const client = new FakeClient()
       .handle('session.list', () => [])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:vRAm', known: false }))
-      .handle('server.add', () => office)
+      .handle('server.add', () => ({ ...office, hostKeyTrust: 'its host key SHA256:abc is the one you confirmed' }))
     bootApp(client, '#/servers')
     expect(await screen.findByText(/0\.80 ms · Docker 20\.10\.24 · memory pause/)).toBeTruthy()
     fireEvent.click(screen.getByRole('button', { name: 'Add a server' }))
     const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
     fireEvent.change(within(dialog).getByLabelText('server name'), { target: { value: 'office' } })
-    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'office@127.0.0.2' } })
+    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'https://127.0.0.2/' } })
     fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
-    expect((await within(dialog).findByRole('alert')).textContent).toBe('a server address looks like ssh://USER@HOST:PORT')
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('a server address looks like ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config')
     fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'ssh://office@127.0.0.2:2222' } })
     fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
     expect((await within(dialog).findByTestId('fingerprint')).textContent).toBe('SHA256:vRAm')

@@ -9,6 +9,8 @@ export const DaemonInfo = z.object({
   version: z.string(),
   host: z.enum(['daemon', 'electron']),
   startedAt: z.string(),
+  /** the folder of its log files (daemon.log or app.log, and their rotated older ones) */
+  logs: z.string(),
 })
 
 export const daemonCalls = {

@@ -36,8 +36,8 @@ export const powerCalls = {
       platform: HookPlatform.optional(),
       /** where to write it (default: /lib/systemd/system-sleep on Linux, the home folder on macOS) */
       dir: z.string().min(1).optional(),
-      /** how to run this berth: [node, script] or [binary] */
-      berth: z.array(z.string().min(1)).min(1).max(4),
+      /** how to run this berth: [node, script] or [binary] (default: the app's berth command) */
+      berth: z.array(z.string().min(1)).min(1).max(4).optional(),
     }),
     z.object({ platform: HookPlatform, files: z.array(z.object({ path: z.string(), content: z.string() })), note: z.string() }),
     'write the sleep hook that pauses sessions before the machine sleeps',

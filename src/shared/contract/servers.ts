@@ -12,19 +12,31 @@ export const SshUrl = z
   .string()
   .regex(/^ssh:\/\/[^@\s/]+@[^:\s/]+(:\d{1,5})?\/?$/, 'a server address looks like ssh://USER@HOST:PORT')
 
+/** What ssh takes: ssh://USER@HOST:PORT, or [USER@]NAME where NAME may be a Host of ~/.ssh/config. */
+export const ServerAddress = z
+  .string()
+  .max(255)
+  .refine(
+    (v) => SshUrl.safeParse(v).success || /^(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(v),
+    'a server address looks like ssh://USER@HOST:PORT, or a Host of your ~/.ssh/config',
+  )
+
 export const serverCalls = {
   'server.add': call(
     z.object({
       name: ServerName,
-      url: SshUrl,
+      url: ServerAddress,
       identity: z.string().min(1).optional(),
       acceptHostKey: z.string().regex(/^SHA256:[A-Za-z0-9+/]+=*$/, 'a fingerprint looks like SHA256:...').optional(),
     }),
-    Server,
-    'connect a server over ssh, after its host key fingerprint is confirmed',
+    Server.extend({
+      /** how its host key came to be trusted: found in ~/.ssh/known_hosts (where), confirmed, or known already */
+      hostKeyTrust: z.string(),
+    }),
+    'connect a server over ssh (an address or a Host of ~/.ssh/config), once its host key is trusted',
   ),
   'server.probe': call(
-    z.object({ url: SshUrl, identity: z.string().min(1).optional() }),
+    z.object({ url: ServerAddress, identity: z.string().min(1).optional() }),
     HostKeyProbe,
     'read a server host key fingerprint without storing anything',
   ),

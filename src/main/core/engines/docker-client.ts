@@ -22,6 +22,8 @@ export interface DockerClientOptions {
   describe: (err: unknown) => string
   /** Called before a retry, e.g. to re-establish the ssh connection. */
   beforeRetry?: () => Promise<void>
+  /** Fail every call with this reason, without dialling (an engine that is misconfigured) */
+  refuse?: string | undefined
 }
 
 type DialOptions = { method?: string; hijack?: boolean; file?: unknown }
@@ -39,6 +41,7 @@ export function createDockerClient(opts: DockerClientOptions): Dockerode {
   const unreachable = (err: unknown) =>
     err instanceof BerthError ? err : new BerthError('unreachable', `server ${opts.server} is unreachable: ${opts.describe(err)}`)
   modem.dial = (options, callback) => {
+    if (opts.refuse) return callback(new BerthError('unreachable', opts.refuse))
     const retryable = (options.method === 'GET' || options.method === 'HEAD') && !options.hijack && !options.file
     const attempt = (n: number) =>
       dial(options, (err, data) => {

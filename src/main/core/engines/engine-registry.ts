@@ -14,6 +14,8 @@ export class EngineRegistry {
     private readonly knownHosts: KnownHosts,
     private readonly runDir: string,
     private readonly onState: (server: string, state: 'connected' | 'disconnected') => void,
+    /** why this machine's engine cannot be used (a broken docker context), if it cannot */
+    private readonly localProblem: string | null = null,
   ) {}
 
   row(name: string): ServerRow {
@@ -31,9 +33,10 @@ export class EngineRegistry {
   }
 
   /** Creates an engine for a row that is not stored yet (server add probes with it first). */
-  create(row: Pick<ServerRow, 'name' | 'kind' | 'url' | 'identity'>): Engine {
-    if (row.kind === 'local') return new LocalEngine(row.name, row.url.replace(/^unix:\/\//, ''))
-    const engine = new SshEngine(row.name, row.url, row.identity, this.knownHosts, this.runDir)
+  create(row: Pick<ServerRow, 'name' | 'kind' | 'url' | 'identity' | 'options'>): Engine {
+    if (row.kind === 'local') return new LocalEngine(row.name, row.url.replace(/^unix:\/\//, ''), this.localProblem)
+    const alias = typeof row.options.sshAlias === 'string' ? row.options.sshAlias : null
+    const engine = new SshEngine(row.name, row.url, row.identity, this.knownHosts, this.runDir, alias)
     engine.connection.on('state', (s: 'connected' | 'disconnected') => this.onState(row.name, s))
     return engine
   }

@@ -15,10 +15,13 @@ export class LocalEngine implements Engine {
   constructor(
     readonly name: string,
     private readonly socketPath: string,
+    /** why the configured engine cannot be used: every call fails with it */
+    problem: string | null = null,
   ) {
     this.docker = createDockerClient({
       socketPath,
       server: name,
+      refuse: problem ?? undefined,
       describe: (err) => {
         const code = (err as { code?: string }).code
         if (code === 'ENOENT' || code === 'ECONNREFUSED') return `no Docker engine answers on ${socketPath}; start Docker and try again`

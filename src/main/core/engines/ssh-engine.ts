@@ -13,13 +13,13 @@ import { shq, type Engine, type EngineFacts, type ShellProcess } from './engine'
 import { readFacts } from './facts'
 import type { KnownHosts } from './known-hosts'
 import { SshConnection } from './ssh-connection'
-import { parseSshUrl, type SshTarget } from './ssh-url'
+import { trustedKey } from './host-trust'
+import { resolveServerAddress } from './ssh-hosts'
 
 export class SshEngine implements Engine {
   readonly kind = 'ssh' as const
   readonly docker: Dockerode
   readonly connection: SshConnection
-  readonly target: SshTarget
   private readonly localSocket: string
   private server: net.Server | undefined
   private remoteSocket: string | undefined
@@ -32,13 +32,15 @@ export class SshEngine implements Engine {
     identity: string | null,
     knownHosts: KnownHosts,
     runDir: string,
+    /** a Host of the user's ~/.ssh/config: resolved again on every connection, so its edits apply */
+    alias: string | null = null,
   ) {
-    this.target = parseSshUrl(url)
+    const fixed = resolveServerAddress(url)
     this.connection = new SshConnection({
       server: name,
-      target: this.target,
+      endpoint: () => (alias ? resolveServerAddress(alias) : fixed),
       identity,
-      trusted: () => knownHosts.lookup(this.target.host, this.target.port),
+      trusted: (host, port, presented) => trustedKey(knownHosts, host, port, presented),
     })
     this.connection.on('state', (state: string) => {
       if (state === 'connected') this.remoteSocket = undefined // re-read DOCKER_HOST: the server may have changed

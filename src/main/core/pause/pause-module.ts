@@ -72,6 +72,10 @@ export function installPause(core: Core): PauseService {
         return core.sessions.toModel(next ?? core.sessions.resolve(row.id))
       },
       'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),
+      'server.memoryPause': async (a) => {
+        const s = await checkpoints.support(a.name)
+        return { available: s.memory, how: s.memory ? (s.method ?? 'docker') : 'none', note: s.reason }
+      },
       'server.setCheckpoint': (a) => {
         const row = core.engines.row(a.name)
         const options = { ...row.options }

@@ -6,7 +6,8 @@ import type { PauseService } from '../pause/pause-service'
 import { IdleWatcher } from './idle-watcher'
 import { PowerService } from './power-service'
 import { SleepInhibitor } from './sleep-inhibitor'
-import { hookFiles, hookNote, writeHookFiles, type HookPlatform } from './sleep-hooks'
+import { berthCommand, hookFiles, hookNote, writeHookFiles, type HookPlatform } from './sleep-hooks'
+import { BerthError } from '../../../shared/errors'
 
 export function installPower(core: Core, pause: PauseService): { power: PowerService; idle: IdleWatcher } {
   const settings = () => core.settings.get()
@@ -37,8 +38,17 @@ export function installPower(core: Core, pause: PauseService): { power: PowerSer
       'power.installHook': (a) => {
         const platform: HookPlatform = a.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')
         const me = userInfo()
-        const files = hookFiles({ platform, dir: a.dir, berth: a.berth, home: core.options.home, user: me.username, uid: me.uid })
-        writeHookFiles(files)
+        // the daemon runs as `node berth.cjs daemon --foreground`: its own script is the CLI's
+        const berth = a.berth ?? berthCommand(core.options.host === 'daemon' ? process.argv[1] : undefined)
+        if (!berth) throw new BerthError('usage', 'say how the hook runs berth (this Berth was not started through its berth command)')
+        const files = hookFiles({ platform, dir: a.dir, berth, home: core.options.home, user: me.username, uid: me.uid })
+        try {
+          writeHookFiles(files)
+        } catch (e) {
+          const code = (e as { code?: string }).code
+          if (code === 'EACCES' || code === 'EPERM') throw new BerthError('refused', `cannot write ${files[0]!.path}: permission denied; run it as root: sudo ${berth.join(' ')} power install-hook`)
+          throw e
+        }
         return { platform, files, note: hookNote(platform, files) }
       },
     },

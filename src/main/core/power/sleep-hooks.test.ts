@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { darwinLines, HOOK_MARK, linuxHook, withHookLine } from './sleep-hooks'
+import { darwinLines, hookFiles, HOOK_MARK, installedHook, linuxHook, withHookLine, writeHookFiles } from './sleep-hooks'
 
 const target = { platform: 'linux' as const, berth: ['/usr/bin/node', '/opt/berth/berth.cjs'], home: "/home/a b/.config/Berth", user: 'alice', uid: 1000 }
 
@@ -23,5 +23,25 @@ describe('sleep hooks', () => {
     expect(twice.split('\n').filter((l) => l.includes(HOOK_MARK))).toHaveLength(1)
     expect(twice).toContain('echo mine')
     expect(withHookLine(undefined, lines.wakeup).startsWith('#!/bin/sh\n')).toBe(true)
+  })
+})
+
+describe('the installed hook, as berth doctor reads it', () => {
+  it('finds the hook file and the program it runs, quoted as the hook writes it', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'hook-'))
+    try {
+      expect(installedHook('linux', [dir])).toBeNull()
+      const files = hookFiles({ platform: 'linux', dir, berth: ["/opt/it's Berth/resources/bin/berth"], home: '/home/ada/.config/Berth', user: 'ada', uid: 1000 })
+      writeHookFiles(files)
+      expect(installedHook('linux', [dir])).toEqual({ path: join(dir, 'berth'), program: "/opt/it's Berth/resources/bin/berth" })
+      const mac = hookFiles({ platform: 'darwin', dir, berth: ['/usr/bin/node', '/x/berth.cjs'], home: '/h', user: 'ada', uid: 501 })
+      writeHookFiles(mac)
+      expect(installedHook('darwin', [dir])).toEqual({ path: join(dir, '.sleep'), program: '/usr/bin/node' })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -26,6 +26,17 @@ export interface HookFile {
   content: string
 }
 
+/**
+ * How a hook runs this very berth: the desktop app's launcher when it was started through one
+ * (BERTH_LAUNCHER, set by resources/bin/berth and by the app: Electron's binary with a script would
+ * open the app, not the CLI), else this Node with this script.
+ */
+export function berthCommand(entry: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  if (env.BERTH_LAUNCHER) return [env.BERTH_LAUNCHER]
+  if (process.versions.electron || !entry) return undefined
+  return [process.execPath, entry]
+}
+
 export function defaultHookDir(platform: HookPlatform): string {
   if (platform === 'darwin') return homedir()
   return existsSync('/usr/lib/systemd/system-sleep') || !existsSync('/lib/systemd') ? '/usr/lib/systemd/system-sleep' : '/lib/systemd/system-sleep'
@@ -91,4 +102,27 @@ export function writeHookFiles(files: HookFile[]): void {
 export function hookNote(platform: HookPlatform, files: HookFile[]): string {
   if (platform === 'linux') return `systemd runs ${files[0]!.path} before and after every sleep`
   return `sleepwatcher runs ${files.map((f) => f.path).join(' and ')} (install it with \`brew install sleepwatcher\` and start its service: \`brew services start sleepwatcher\`)`
+}
+
+/** The sleep hook this machine has (berth doctor): its file, and the program it runs (null if unreadable). */
+export function installedHook(platform: HookPlatform, dirs?: string[]): { path: string; program: string | null } | null {
+  const files =
+    platform === 'linux'
+      ? (dirs ?? ['/usr/lib/systemd/system-sleep', '/lib/systemd/system-sleep', '/etc/systemd/system-sleep']).map((d) => join(d, 'berth'))
+      : [join(dirs?.[0] ?? homedir(), '.sleep')]
+  for (const path of files) {
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch {
+      continue
+    }
+    if (!text.includes(HOOK_MARK)) continue
+    // the line that runs berth: env BERTH_HOME='...' 'PROGRAM' ... power ...
+    const m = /BERTH_HOME=(?:'(?:[^']|'\\'')*'|\S+) ('(?:[^']|'\\'')*'|\S+)/.exec(text)
+    const token = m?.[1]
+    const program = token ? (token.startsWith("'") ? token.slice(1, -1).replace(/'\\''/g, "'") : token) : null
+    return { path, program }
+  }
+  return null
 }

@@ -6,7 +6,10 @@ import { BerthError } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { HostKey, KnownHosts } from '../engines/known-hosts'
 import { SshConnection } from '../engines/ssh-connection'
+import { trustedKey } from '../engines/host-trust'
+import { resolveServerAddress, urlOf, type SshEndpoint } from '../engines/ssh-hosts'
 import { parseSshUrl, type SshTarget } from '../engines/ssh-url'
+import { userTrust, type UserTrust } from '../engines/user-known-hosts'
 import type { ServerRow, ServersRepo } from '../store/servers-repo'
 import type { SessionsRepo } from '../store/sessions-repo'
 import { LIVE } from '../sessions/lifecycle'
@@ -14,6 +17,9 @@ import { within } from '../deadline'
 
 /** How long `server rm` waits for the server to answer before it leaves Berth's helper there. */
 const HELPER_REMOVAL_MS = 5_000
+
+/** The name and port a server's host key is recorded under (HostKeyAlias, when the config sets one). */
+const keyName = (e: SshEndpoint) => (e.hostKeyAlias ? { host: e.hostKeyAlias, port: 22 } : { host: e.host, port: e.port })
 
 export class ServerService {
   constructor(
@@ -32,6 +38,7 @@ export class ServerService {
       name: row.name,
       kind: row.kind,
       url: row.url,
+      alias: typeof row.options.sshAlias === 'string' ? row.options.sshAlias : null,
       identity: row.identity,
       hostKeyFingerprint: row.hostKeyFingerprint,
       ratePerHour: row.ratePerHour,
@@ -45,16 +52,25 @@ export class ServerService {
   }
 
   /** Reads the key a server presents, without trusting or storing it. */
-  async probe(url: string, identity?: string): Promise<HostKeyProbe> {
-    const target = parseSshUrl(url)
-    const known = this.knownHosts.lookup(target.host, target.port)
-    const presented = await this.presentedKey(target, identity)
-    return { url, keyType: presented.keyType, fingerprint: presented.fingerprint, known: known?.fingerprint === presented.fingerprint }
+  async probe(address: string, identity?: string): Promise<HostKeyProbe> {
+    const endpoint = resolveServerAddress(address)
+    const { host, port } = keyName(endpoint)
+    const presented = await this.presentedKey(endpoint, identity)
+    const known = this.knownHosts.lookup(host, port)
+    const user = userTrust(host, port, presented)
+    return { url: urlOf(endpoint), keyType: presented.keyType, fingerprint: presented.fingerprint, known: known ? known.fingerprint === presented.fingerprint : user.verdict === 'trusted' }
   }
 
-  private async presentedKey(target: SshTarget, identity: string | undefined): Promise<HostKey> {
-    // trusted: undefined makes the handshake stop right after the server shows its key.
-    const conn = new SshConnection({ server: target.host, target, identity: identity ?? null, trusted: () => undefined, readyTimeoutMs: 8000 })
+  private async presentedKey(endpoint: SshEndpoint, identity: string | undefined): Promise<HostKey> {
+    // the server itself is never trusted here, so the handshake stops right after it shows its key;
+    // the jump hosts on the way must be trusted already
+    const conn = new SshConnection({
+      server: endpoint.alias ?? endpoint.host,
+      endpoint: () => endpoint,
+      identity: identity ?? null,
+      trusted: (host, port, presented, jump) => (jump ? trustedKey(this.knownHosts, host, port, presented) : undefined),
+      readyTimeoutMs: 8000,
+    })
     try {
       await conn.get()
     } catch (e) {
@@ -65,58 +81,69 @@ export class ServerService {
     return conn.presented!
   }
 
-  async add(args: { name: string; url: string; identity?: string | undefined; acceptHostKey?: string | undefined }): Promise<Server> {
+  async add(args: { name: string; url: string; identity?: string | undefined; acceptHostKey?: string | undefined }): Promise<CallResult<'server.add'>> {
     if (this.servers.get(args.name)) throw new BerthError('conflict', `a server named ${args.name} already exists`)
-    const target = parseSshUrl(args.url)
-    const known = this.knownHosts.lookup(target.host, target.port)
+    const endpoint = resolveServerAddress(args.url)
+    // a Host of ~/.ssh/config is kept by its name and read again on every connection (see README)
+    const alias = args.url.startsWith('ssh://') ? null : args.url
+    const url = urlOf(endpoint)
+    const { host, port } = keyName(endpoint)
+    const where = `${host}:${port}`
+    const known = this.knownHosts.lookup(host, port)
     // First contact: learn the presented key without trusting it.
-    const probe = await this.presentedKey(target, args.identity)
+    const probe = await this.presentedKey(endpoint, args.identity)
     if (known && known.fingerprint !== probe.fingerprint) {
       throw new BerthError(
         'host_key_mismatch',
-        `the host key of ${target.host}:${target.port} changed: expected ${known.fingerprint}, got ${probe.fingerprint}; nothing was stored`,
+        `the host key of ${where} changed: expected ${known.fingerprint}, got ${probe.fingerprint}; nothing was stored`,
         { expected: known.fingerprint, presented: probe.fingerprint },
       )
     }
-    if (!known) {
-      if (!args.acceptHostKey) {
-        throw new BerthError(
-          'host_key_unconfirmed',
-          `confirm the host key of ${target.host}:${target.port}: it is ${probe.fingerprint}; if that is the server's key, add again with --accept-host-key ${probe.fingerprint}`,
-          { fingerprint: probe.fingerprint, keyType: probe.keyType },
-        )
-      }
-      if (args.acceptHostKey !== probe.fingerprint) {
-        throw new BerthError(
-          'host_key_mismatch',
-          `the host key of ${target.host}:${target.port} is ${probe.fingerprint}, not the ${args.acceptHostKey} you confirmed; nothing was stored`,
-          { expected: args.acceptHostKey, presented: probe.fingerprint },
-        )
-      }
-    }
+    const trust = known ? `its host key ${probe.fingerprint} is the one Berth already trusts` : this.confirm(where, probe, userTrust(host, port, probe), args.acceptHostKey)
     // Trust the key for this check only; it is kept only when the whole check passes.
-    if (!known) this.knownHosts.add(target.host, target.port, probe)
-    const engine = this.engines.create({ name: args.name, kind: 'ssh', url: args.url, identity: args.identity ?? null })
+    if (!known) this.knownHosts.add(host, port, probe)
+    const options = alias ? { sshAlias: alias } : {}
+    const engine = this.engines.create({ name: args.name, kind: 'ssh', url, identity: args.identity ?? null, options })
     try {
       await engine.ready()
     } catch (e) {
       await engine.close()
-      if (!known) this.knownHosts.remove(target.host, target.port)
+      if (!known) this.knownHosts.remove(host, port)
       throw e
     }
     this.engines.adopt(args.name, engine)
-    const row = this.servers.insert({
-      name: args.name,
-      kind: 'ssh',
-      url: args.url,
-      identity: args.identity ?? null,
-      hostKeyFingerprint: probe.fingerprint,
-      ratePerHour: 0,
-      options: {},
-    })
+    const row = this.servers.insert({ name: args.name, kind: 'ssh', url, identity: args.identity ?? null, hostKeyFingerprint: probe.fingerprint, ratePerHour: 0, options })
     const model = this.toModel(row)
     this.changed(model)
-    return model
+    return { ...model, hostKeyTrust: trust }
+  }
+
+  /** A key Berth has not recorded: trusted if the user's ssh trusts it, else only once confirmed. */
+  private confirm(where: string, probe: HostKey, user: UserTrust, accepted: string | undefined): string {
+    if (user.verdict === 'revoked') throw new BerthError('refused', `the host key of ${where} (${probe.fingerprint}) is marked @revoked in ${user.key.where}; nothing was stored`)
+    if (user.verdict === 'changed') {
+      throw new BerthError(
+        'host_key_mismatch',
+        `the host key of ${where} changed: ${user.key.where} has ${user.key.fingerprint}, the server presents ${probe.fingerprint}; nothing was stored`,
+        { expected: user.key.fingerprint, presented: probe.fingerprint },
+      )
+    }
+    if (accepted && accepted !== probe.fingerprint) {
+      throw new BerthError(
+        'host_key_mismatch',
+        `the host key of ${where} is ${probe.fingerprint}, not the ${accepted} you confirmed; nothing was stored`,
+        { expected: accepted, presented: probe.fingerprint },
+      )
+    }
+    if (user.verdict === 'trusted') return `its host key ${probe.fingerprint} is the one you already trust: found in ${user.key.where}`
+    if (!accepted) {
+      throw new BerthError(
+        'host_key_unconfirmed',
+        `confirm the host key of ${where}: it is ${probe.fingerprint}; if that is the server's key, add again with --accept-host-key ${probe.fingerprint}`,
+        { fingerprint: probe.fingerprint, keyType: probe.keyType },
+      )
+    }
+    return `its host key ${probe.fingerprint} is the one you confirmed`
   }
 
   async remove(name: string): Promise<CallResult<'server.remove'>> {

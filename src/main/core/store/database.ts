@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { ensurePrivateDir, ensurePrivateFile } from '../durable-file'
 import { migrations } from './migrations'
+import { sqliteAddon } from './native-module'
 
 export type Db = Database.Database
 
@@ -12,7 +13,8 @@ export type Db = Database.Database
 export function openDatabase(home: string, opts: { exclusive?: boolean } = {}): Db {
   ensurePrivateDir(home)
   const file = join(home, 'berth.db')
-  const db = new Database(file)
+  const nativeBinding = sqliteAddon(__dirname)
+  const db = new Database(file, nativeBinding ? { nativeBinding } : {})
   // SQLite makes the file with the umask's mode, and its -wal and -shm files with the file's own
   ensurePrivateFile(file)
   try {

@@ -9,7 +9,7 @@ describe('the servers store', () => {
     const client = new FakeClient()
       .handle('server.list', () => [local])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc', known: false }))
-      .handle('server.add', () => office)
+      .handle('server.add', () => ({ ...office, hostKeyTrust: 'its host key SHA256:abc is the one you confirmed' }))
       .handle('server.test', (a) => ({ name: a.name, version: '20.10', apiVersion: '1.41', rttMs: 1.2, checkpoint: true, os: 'Debian', kernel: '6.1' }))
     const store = createServersStore(client)
     await store.getState().load()

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { ServerName, SshUrl } from '../../../../shared/contract'
+import { ServerAddress, ServerName } from '../../../../shared/contract'
 import type { HostKeyProbe } from '../../../../shared/models'
 import { Modal } from '../../components/Modal'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -30,7 +30,7 @@ export function AddServerDialog() {
     setError(null)
     const n = ServerName.safeParse(draft.name)
     if (!n.success) return setFieldError(n.error.issues[0]!.message)
-    const u = SshUrl.safeParse(draft.url)
+    const u = ServerAddress.safeParse(draft.url)
     if (!u.success) return setFieldError(u.error.issues[0]!.message)
     if (stores.servers.getState().list.some((s) => s.name === draft.name)) return setFieldError(`a server named ${draft.name} already exists`)
     setBusy(true)
@@ -75,10 +75,10 @@ export function AddServerDialog() {
           </label>
           <label className="field">
             Address
-            <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="ssh://user@host:22" aria-label="ssh address" required />
+            <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="ssh://user@host:22, or a Host of ~/.ssh/config" aria-label="ssh address" required />
           </label>
           <label className="field">
-            Identity file <span className="hint">optional; the ssh agent is used otherwise</span>
+            Identity file <span className="hint">optional; the ssh config's, else the ssh agent</span>
             <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder="~/.ssh/id_ed25519" aria-label="identity file" />
           </label>
           {fieldError && <div className="field-error" role="alert">{fieldError}</div>}
@@ -101,8 +101,9 @@ export function AddServerDialog() {
           }}
         >
           <p style={{ margin: 0 }}>
-            {step.probe.known ? 'Berth already trusts this key for ' : 'First contact with '}
-            <strong>{draft.url.replace(/^ssh:\/\//, '')}</strong>. It presents this {step.probe.keyType} host key:
+            {step.probe.known ? 'Your ssh (or Berth) already trusts this key for ' : 'First contact with '}
+            <strong>{step.probe.url.replace(/^ssh:\/\//, '')}</strong>
+            {draft.url.startsWith('ssh://') ? '' : ` (${draft.url} in ~/.ssh/config)`}. It presents this {step.probe.keyType} host key:
           </p>
           <div className="fingerprint" data-testid="fingerprint">
             {step.probe.fingerprint}

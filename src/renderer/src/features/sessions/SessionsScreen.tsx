@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { SESSION_STATES, type SessionSummary } from '../../../../shared/models'
 import { EmptyState } from '../../components/EmptyState'
+import { MachineChecks } from '../settings/MachineChecks'
 import { ProblemLine } from '../../components/ProblemLine'
 import { ServerFilter } from '../../components/ServerFilter'
 import { typingIn, useNow } from '../../lib/hooks'
@@ -137,16 +138,20 @@ export function SessionsScreen() {
       {!loaded ? (
         <p className="muted">Loading sessions…</p>
       ) : total === 0 && !loadError ? (
-        <EmptyState
-          title="No sessions yet"
-          action={
-            <button className="primary" onClick={() => openDialog('new-session')}>
-              New session
-            </button>
-          }
-        >
-          A session is a sandbox container on your laptop or a connected server. Create one from an image to get a terminal in it.
-        </EmptyState>
+        <>
+          <EmptyState
+            title="No sessions yet"
+            action={
+              <button className="primary" onClick={() => openDialog('new-session')}>
+                New session
+              </button>
+            }
+          >
+            A session is a sandbox container on your laptop or a connected server. Create one from an image to get a terminal in it.
+          </EmptyState>
+          {/* the first run: what Berth found on this machine, and what to do about it */}
+          <MachineChecks title="Berth on this machine" />
+        </>
       ) : visible.length === 0 ? (
         <EmptyState title="No session matches these filters" action={<button onClick={() => stores.sessions.getState().clearFilter()}>Clear filters</button>}>
           {total} session{total === 1 ? '' : 's'} in all.

@@ -4,6 +4,7 @@ import { ProblemLine } from '../../components/ProblemLine'
 import type { CallResult } from '../../../../shared/contract'
 import { CopyLine } from '../../components/CopyLine'
 import { useServers, useSettings, useStores } from '../../stores/app-stores'
+import { MachineChecks } from './MachineChecks'
 
 /** A number field that saves when it is left, checked by the same schema as the core's. */
 function NumberSetting({ label, hint, value, scale = 1, onSave, min, max, step = 1 }: { label: string; hint: string; value: number; scale?: number; min: number; max: number; step?: number; onSave(v: number): Promise<void> }) {
@@ -139,6 +140,7 @@ export function SettingsScreen() {
           <NumberSetting label="Automatic checkpoints kept per session" hint="Never one that a fork, a named snapshot or a rewind depends on." value={value.keepAutomatic} min={1} max={1000} onSave={(v) => save({ keepAutomatic: v })} />
           <NumberSetting label="List paused sessions for clean-up after (days)" hint="Listed, never deleted silently." value={value.staleAfterDays} min={1} max={3650} onSave={(v) => save({ staleAfterDays: v })} />
         </fieldset>
+        <DesktopSettings value={value} save={save} />
         <fieldset>
           <legend>Rates</legend>
           <p className="muted" style={{ margin: 0 }}>
@@ -158,6 +160,78 @@ export function SettingsScreen() {
           ))}
         </fieldset>
       </div>
+      <MachineChecks />
     </section>
+  )
+}
+
+/** The app itself: launch at login, its berth command, its logs. */
+function DesktopSettings({ value, save }: { value: Settings; save(patch: Partial<Settings>): Promise<void> }) {
+  const stores = useStores()
+  const app = stores.client.app
+  const [logs, setLogs] = useState<string | null>(null)
+  useEffect(() => {
+    stores.client.call('daemon.info', {}).then((i) => setLogs(i.logs), () => setLogs(null))
+  }, [stores])
+  const installHook = async () => {
+    try {
+      const r = await stores.client.call('power.installHook', {})
+      stores.ui.getState().info(`Wrote ${r.files.map((f) => f.path).join(', ')}: ${r.note}`)
+    } catch (e) {
+      stores.ui.getState().fail(e)
+    }
+  }
+  const install = async () => {
+    const r = await app.installCommandLine!()
+    if (r.ok) stores.ui.getState().info(r.message)
+    else stores.ui.getState().fail(new Error(r.message))
+  }
+  return (
+    <fieldset>
+      <legend>Berth itself</legend>
+      <label className="field">
+        Start Berth at login
+        <select aria-label="Start Berth at login" value={value.launchAtLogin} onChange={(e) => void save({ launchAtLogin: e.target.value as Settings['launchAtLogin'] }).catch(() => undefined)}>
+          <option value="auto">On laptops (this machine has a battery)</option>
+          <option value="on">Always</option>
+          <option value="off">Never</option>
+        </select>
+        <span className="hint">Sessions pause before the lid closes only while Berth runs; it starts in the tray.{stores.client.host === 'browser' ? ' (The desktop app applies this.)' : ''}</span>
+      </label>
+      <div className="field">
+        <span>The berth command</span>
+        <span className="row">
+          {app.installCommandLine ? (
+            <button className="small" onClick={() => void install()}>
+              Install command line tool
+            </button>
+          ) : (
+            <span className="hint">Installed with the app (the deb puts it in /usr/bin); in a checkout it is bin/berth.</span>
+          )}
+        </span>
+      </div>
+      <div className="field">
+        <span>The sleep hook</span>
+        <span className="row">
+          <button className="small" onClick={() => void installHook()}>
+            Install the sleep hook
+          </button>
+        </span>
+        <span className="hint">Pauses sessions before the machine sleeps even when only the daemon runs, through the berth command (on Linux it needs root: sudo berth power install-hook).</span>
+      </div>
+      {logs && (
+        <div className="field">
+          <span>Logs (the last 5 x 5 MiB)</span>
+          <span className="row">
+            <CopyLine text={logs} label="logs folder" />
+            {app.openLogs ? (
+              <button className="small" onClick={() => void app.openLogs!()}>
+                Open logs
+              </button>
+            ) : null}
+          </span>
+        </div>
+      )}
+    </fieldset>
   )
 }

@@ -1,0 +1,41 @@
+// Durations and times as a person reads them in plain output ("3 h 12 min", "5 min ago");
+// --json keeps the exact numbers and ISO times.
+
+/** "42 s", "5 min", "3 h 12 min", "2 d 4 h": the two largest units, rounded down. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds))
+  if (s < 60) return `${s} s`
+  const min = Math.floor(s / 60)
+  if (min < 60) return `${min} min`
+  const h = Math.floor(min / 60)
+  if (h < 24) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`
+  const d = Math.floor(h / 24)
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago" (one unit: a listing's column stays short). */
+export function ago(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000))
+  if (!Number.isFinite(s)) return iso
+  if (s < 10) return 'just now'
+  if (s < 60) return `${s} s ago`
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
+  return `${Math.floor(s / 86400)} d ago`
+}
+
+/** A time in local words with its exact stamp beside it: "5 min ago (2025-03-01 14:02)". */
+export function when(iso: string, now = Date.now()): string {
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return iso
+  const pad = (n: number) => String(n).padStart(2, '0')
+  const stamp = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+  return `${ago(iso, now)} (${stamp})`
+}
+
+/** Milliseconds as a short figure: "850 ms", "2.4 s", "3 min". */
+export function millis(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  return duration(ms / 1000)
+}
