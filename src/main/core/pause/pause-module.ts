@@ -2,14 +2,15 @@
 // the reconciliation on the next contact with a server, and the hooks other verbs go through.
 import { BerthError } from '../../../shared/errors'
 import type { Core } from '../core'
-import { Checkpoints } from '../checkpoints/checkpoints'
 import { LIVE } from '../sessions/lifecycle'
+import { lidCloseDeadlineMs, sleepWindow } from '../settings/sleep-window'
+import { MeterRepo } from '../store/meter-repo'
 import { PausesRepo } from '../store/pauses-repo'
 import { PauseService } from './pause-service'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
-  const checkpoints = new Checkpoints(core.engines, core.homeId)
+  const checkpoints = core.checkpoints
   const service = new PauseService({
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
@@ -19,6 +20,8 @@ export function installPause(core: Core): PauseService {
     bus: core.bus,
     pauses,
     checkpoints,
+    meter: new MeterRepo(core.db),
+    lidCloseDeadlineMs: async () => lidCloseDeadlineMs(core.settings.get().pauseDeadlineSeconds, await sleepWindow()),
   })
 
   core.recovery.register('pausing', (row) => service.reconcile(row))
@@ -38,14 +41,24 @@ export function installPause(core: Core): PauseService {
   core.use(
     {
       start() {
-        // and, failing any contact, a try every minute while something is left mid-way
-        timer = setInterval(() => void service.reconcileAll().catch(() => undefined), 60_000)
+        // what the laptop's engine can do is known before the lid first closes (a test that still
+        // holds is not run again)
+        void checkpoints.ability('local').catch(() => undefined)
+        // and, failing any contact, a try every minute while something is left mid-way; this one also
+        // writes the memory of sessions a lid-close pause left frozen
+        timer = setInterval(() => void service.reconcileAll({ complete: true }).catch(() => undefined), 60_000)
         timer.unref()
-        // the next contact with a server reconciles what a dropped connection left mid-way
+        // the next contact with a server reconciles what a dropped connection left mid-way, and tests
+        // the server again (a reconnect may be a restarted machine)
+        const seen = new Map<string, string>()
         unsubscribe = core.bus.onContract((name, payload) => {
           if (name !== 'server.changed') return
           const s = payload as { name: string; state: string }
-          if (s.state === 'connected') void service.reconcileServer(s.name).catch(() => undefined)
+          const was = seen.get(s.name)
+          seen.set(s.name, s.state)
+          if (s.state !== 'connected' || was === 'connected') return
+          void service.reconcileServer(s.name, { complete: true }).catch(() => undefined)
+          if (was !== undefined) void checkpoints.ability(s.name, { fresh: true }).catch(() => undefined)
         })
         // pauses that were not durable yet when Berth stopped
         void service.reconcileAll().catch(() => undefined)
@@ -57,8 +70,9 @@ export function installPause(core: Core): PauseService {
       },
     },
     {
-      'session.pause': (a) => service.pause(a.id, { wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
-      'session.pauseAll': (a) => service.pauseAll({ wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
+      'session.pause': (a) => service.pause(a.id, { wait: a.wait, memory: a.memory, by: 'user', op: a.op, deadlineMs: a.deadlineSeconds ? a.deadlineSeconds * 1000 : undefined }),
+      'session.pauseAll': (a) =>
+        service.pauseAll({ wait: a.wait, memory: a.memory, by: 'user', op: a.op, deadlineMs: a.deadlineSeconds ? a.deadlineSeconds * 1000 : undefined, overflow: 'frozen' }),
       'session.resume': (a) => service.resume(a.id, { cause: 'user', op: a.op }),
       'session.configure': (a) => {
         const row = core.sessions.resolve(a.id)
