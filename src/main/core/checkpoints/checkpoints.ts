@@ -28,7 +28,7 @@ import { holdExecs } from '../engines/exec-gate'
 import type { MemoryPause } from '../../../shared/models'
 import { within } from '../deadline'
 import { memoryPauseOf, PROBE_ANSWER_MS, PROBE_DUMP_LIMIT_S, readProbe, refineRate, type ProbeRecord } from './criu-probe'
-import { ServerRunner, type JobOutcome } from './server-runner'
+import { runnerFor, type JobOutcome, type ServerRunner } from '../engines/server-script/server-runner'
 
 export type CheckpointMethod = 'fast' | 'docker'
 /** What a server's `checkpoint` option says: off, a forced method, or (absent) the best one found. */
@@ -78,9 +78,9 @@ const probing = (server: string): MemoryPause => ({
 })
 
 export class Checkpoints {
-  private readonly runners = new Map<string, ServerRunner>()
   private readonly probes = new Map<string, Promise<{ root: boolean; ctr: boolean }>>()
-  private readonly memoryProbes = new Map<string, Promise<ProbeRecord>>()
+  /** the test under way per server, and whether it is a fresh one (a fresh request never joins a stale one) */
+  private readonly memoryProbes = new Map<string, { p: Promise<ProbeRecord>; fresh: boolean }>()
   /** Told when a server's memory-pause ability changed (the Servers screen follows it). */
   onAbility: (server: string) => void = () => undefined
 
@@ -92,19 +92,12 @@ export class Checkpoints {
 
   /** The server script's runner for a server (one per engine, so the script is installed once). */
   runner(server: string): ServerRunner {
-    const engine = this.engines.get(server)
-    let r = this.runners.get(server)
-    if (!r || r.engine !== engine) {
-      r = new ServerRunner(engine, this.homeId)
-      this.runners.set(server, r)
-    }
-    return r
+    return runnerFor(this.engines.get(server), this.homeId)
   }
 
   /** Forgets what was learnt about a server (its options changed, or it was re-added). */
   invalidate(server: string): void {
     this.probes.delete(server)
-    this.runners.delete(server)
   }
 
   private probe(server: string): Promise<{ root: boolean; ctr: boolean }> {
@@ -145,13 +138,16 @@ export class Checkpoints {
     }
     const m = await this.method(server)
     if ('none' in m) return { available: false, how: 'none', note: m.none, probedAt: null, dumpMiBps: null }
-    let p = this.memoryProbes.get(server)
-    if (!p) {
-      p = this.runProbe(server, m.method, !!opts.fresh)
-      this.memoryProbes.set(server, p)
-      void p.finally(() => this.memoryProbes.get(server) === p && this.memoryProbes.delete(server)).catch(() => undefined)
+    let entry = this.memoryProbes.get(server)
+    if (!entry || (opts.fresh && !entry.fresh)) {
+      const before = entry?.p.catch(() => undefined)
+      const p = (before ?? Promise.resolve()).then(() => this.runProbe(server, m.method, !!opts.fresh))
+      const mine = { p, fresh: !!opts.fresh }
+      entry = mine
+      this.memoryProbes.set(server, mine)
+      void p.finally(() => this.memoryProbes.get(server) === mine && this.memoryProbes.delete(server)).catch(() => undefined)
     }
-    const answer = p.then(memoryPauseOf)
+    const answer = entry.p.then(memoryPauseOf)
     if (opts.waitMs === undefined) return await answer
     return await within(answer, opts.waitMs, () => probing(server))
   }

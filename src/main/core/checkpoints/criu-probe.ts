@@ -1,4 +1,4 @@
-// Reads what the server script's memory probe (probe-memory in server/probe.sh) found: whether the
+// Reads what the server script's memory probe (probe-memory in engines/server-script/sh/probe.sh) found: whether the
 // server can pause with memory, how, how fast, and if not, why, in one sentence a user can act on.
 import type { MemoryPause } from '../../../shared/models'
 import type { CheckpointMethod } from './checkpoints'

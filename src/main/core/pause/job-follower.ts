@@ -1,7 +1,7 @@
 // Follows a server job to its end, reconnecting after a dropped connection: the job goes on on the
 // server meanwhile, and following again from the last line seen skips nothing and repeats nothing.
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import { mergeOutcomes, type JobLine, type JobOutcome } from '../checkpoints/job-protocol'
+import { mergeOutcomes, type JobLine, type JobOutcome } from '../engines/server-script/job-protocol'
 
 export interface FollowDeps {
   checkpoints: Checkpoints

@@ -1,6 +1,6 @@
 // Pause and resume: the verbs, their deadlines, and the plan that lets every session before the lid
 // closes be frozen with its files durable at once, then have its memory written in turn. The
-// server-side part of each runs as a detached job on the server (checkpoints/server/pause.sh);
+// server-side part of each runs as a detached job on the server (engines/server-script/sh/pause.sh);
 // pausing.ts, resuming.ts and reconciling.ts follow those jobs and record what happened through the
 // Lifecycle (compare-and-set + events log).
 import type { PauseAllResult, PauseResult, ResumeResult } from '../../../shared/contract'
@@ -12,7 +12,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import { PauseArtefacts } from './artefacts'
 import { LastUsed } from './last-used'
 import { msSince, stateError, type PauseContext, type PauseServiceDeps } from './pause-context'
-import { planDumps } from './pause-planner'
+import { planDumps, type PlannedDump } from './pause-planner'
 import { nextTurn, Pausing, type PauseRequest } from './pausing'
 import { Reconciling } from './reconciling'
 import { Resuming, type ResumeCause } from './resuming'
@@ -179,14 +179,7 @@ export class PauseService implements PauseApi {
     const reach = new Map<string, Promise<ErrorBody | null>>()
     for (const s of new Set(rows.map((r) => r.server))) reach.set(s, this.reachableWithin(s, reachMs))
     // every dump planned up front: one at a time per server, servers side by side
-    const plans = new Map(
-      planDumps(
-        rows.map((r) => ({ id: r.id, server: r.server, memoryBytes: d.meter.get(r.id)?.memory || null, lastUsedMs: this.lastUsed.of(r.id) })),
-        (server) => this.pausing.rateOf(server),
-        deadlineMs,
-        req.overflow ?? 'frozen',
-      ).map((p) => [p.id, p]),
-    )
+    const plans = new Map(this.plan(rows, deadlineMs, req.overflow ?? 'frozen').map((p) => [p.id, p]))
     const turns = new Map(rows.map((r) => [r.id, '']))
     for (const p of [...plans.values()].sort((a, b) => a.order - b.order)) turns.set(p.id, nextTurn())
     const results = await Promise.all(
@@ -213,6 +206,17 @@ export class PauseService implements PauseApi {
       frozenMs: paused.length && frozen.every((f) => typeof f === 'number') ? Math.max(...(frozen as number[])) : null,
       durableMs: allDurable ? Math.max(0, ...paused.map((r) => r.ms)) : null,
     }
+  }
+
+  /** The dumps a pause of ROWS within DEADLINE_MS would plan (servers that cannot dump memory have none). */
+  plan(rows: SessionRow[], deadlineMs: number, overflow: 'frozen' | 'disk' = 'frozen'): PlannedDump[] {
+    const d = this.ctx.d
+    return planDumps(
+      rows.map((r) => ({ id: r.id, server: r.server, memoryBytes: d.meter.get(r.id)?.memory || null, lastUsedMs: this.lastUsed.of(r.id) })),
+      (server) => this.pausing.rateOf(server),
+      deadlineMs,
+      overflow,
+    )
   }
 
   /** Null once the server's engine answers within `ms`; else why not (an error body, as a result carries it). */

@@ -3,7 +3,7 @@
 // It also writes, when there is time, the memory of sessions a lid-close pause left frozen.
 import { randomBytes } from 'node:crypto'
 import { BerthError } from '../../../shared/errors'
-import { pauseJobResult } from '../checkpoints/job-protocol'
+import { pauseJobResult } from '../engines/server-script/job-protocol'
 import { nowIso } from '../store/database'
 import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'

@@ -103,3 +103,8 @@ export function lidCloseDeadlineMs(setting: number | null, window: SleepWindow):
   if (window.seconds === null) return 20_000
   return Math.max(1000, Math.round(window.seconds * 1000) - 500)
 }
+
+/** Seconds to give logind so pauses that need NEED_MS fit, with a margin: what install-hook --logind writes. */
+export function neededWindowSeconds(needMs: number): number {
+  return Math.max(5, Math.ceil(needMs / 1000 + 0.5 + Math.max(2, needMs / 1000 / 4)))
+}

@@ -4,17 +4,17 @@
 // The files are bundled as text (the build's '.sh' loader); the installed file's name carries a
 // hash of the whole, so an updated Berth installs its own next to the old one.
 import { createHash } from 'node:crypto'
-import checkpoint from './server/checkpoint.sh'
-import common from './server/common.sh'
-import engine from './server/engine.sh'
-import freeze from './server/freeze.sh'
-import images from './server/images.sh'
-import jobs from './server/jobs.sh'
-import main from './server/main.sh'
-import pause from './server/pause.sh'
-import probe from './server/probe.sh'
-import root from './server/root.sh'
-import transfer from './server/transfer.sh'
+import checkpoint from './sh/checkpoint.sh'
+import common from './sh/common.sh'
+import engine from './sh/engine.sh'
+import freeze from './sh/freeze.sh'
+import images from './sh/images.sh'
+import jobs from './sh/jobs.sh'
+import main from './sh/main.sh'
+import pause from './sh/pause.sh'
+import probe from './sh/probe.sh'
+import root from './sh/root.sh'
+import transfer from './sh/transfer.sh'
 
 /** The parts in the order they are joined: the common definitions first, the dispatch last. */
 export const SERVER_SCRIPT_PARTS: ReadonlyArray<readonly [file: string, text: string]> = [

@@ -154,7 +154,7 @@ xfer_file_ok() {
   case $1/ in */../*) fail "not a transfer file: $1" ;; esac
 }
 # xfer-dir KEY: the folder a transfer keeps its parts in on this server
-cmd_xfer_dir() { shift; job_name "$1" || fail "not a transfer key: $1"; printf '%s\n' "$STATE/xfer/$1"; }
+cmd_xfer_dir() { shift; job_name "$1" || fail "not a transfer key: $1"; printf 'dir %s\n' "$STATE/xfer/$1"; }
 cmd_xfer_remove() { shift; job_name "$1" || fail "not a transfer key: $1"; rm -rf "${STATE:?}/xfer/$1"; echo "removed 1"; }
 # part-pack FILE CONTAINER: the container's /workspace as a tar in FILE (kept from an earlier try)
 cmd_part_pack() {

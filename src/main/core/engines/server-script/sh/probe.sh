@@ -23,15 +23,34 @@ cmd_probe_memory() {
   cat "$pt/diagnose"
   rm -rf "$pt"
 }
+# probe_image: an image that runs the host's own binaries: the host's /usr (and any other system
+# folder that is a real one) bound in read-only, its top-level links (bin -> usr/bin on merged
+# systems) as files of the image. Binding a linked folder such as /bin would make a mount CRIU
+# cannot restore. Sets PROBE_IMAGE and PROBE_BINDS.
+probe_image() {
+  PROBE_BINDS="-v /usr:/usr:ro" links=''
+  for p in /bin /sbin /lib /lib32 /lib64 /libx32; do
+    if [ -L "$p" ]; then links="$links ${p#/}=$(readlink "$p")"
+    elif [ -d "$p" ]; then PROBE_BINDS="$PROBE_BINDS -v $p:$p:ro"
+    fi
+  done
+  PROBE_IMAGE=berth-probe:$(printf '%s' "$links" | cksum | cut -d' ' -f1)
+  docker image inspect "$PROBE_IMAGE" >/dev/null 2>&1 && return 0
+  pi=$(mktemp -d "${TMPDIR:-/tmp}/berth-probe.XXXXXX") || return 1
+  for l in $links; do ln -s "${l#*=}" "$pi/${l%%=*}" || { rm -rf "$pi"; return 1; }; done
+  tar -C "$pi" -cf - . | docker import -c 'LABEL berth.role=probe' - "$PROBE_IMAGE" >/dev/null
+  rc=$?
+  rm -rf "$pi"
+  return $rc
+}
 # probe_container METHOD LIMIT DIR: the throwaway container's dump and restore (see probe-memory)
 probe_container() {
   pc=berth-probe-$HOME_ID
   docker rm -f "$pc" >/dev/null 2>&1
-  helper_image || { echo "dump fail the probe's image could not be made"; return 0; }
-  host_binds
+  probe_image || { echo "dump fail the probe's image could not be made"; return 0; }
   # shellcheck disable=SC2086
   if ! err=$(docker run -d --name "$pc" --label berth.home="$HOME_ID" --label berth.role=probe --net=none --restart=no \
-    $HOST_BINDS berth-helper:1 /bin/sh -c "dd if=/dev/zero bs=${PROBE_MIB}M count=1 2>/dev/null | sleep 600" 2>&1 >/dev/null); then
+    $PROBE_BINDS "$PROBE_IMAGE" /bin/sh -c "dd if=/dev/zero bs=${PROBE_MIB}M count=1 2>/dev/null | sleep 600" 2>&1 >/dev/null); then
     echo "dump fail the probe's container did not start: $(echo "$err" | head -n 1)"; return 0
   fi
   inspect_container "$pc" || { echo "dump fail the probe's container vanished"; return 0; }

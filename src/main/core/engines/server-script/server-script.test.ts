@@ -20,7 +20,7 @@ describe('the server script', () => {
   it('is built from the shell files in order, each checked by shellcheck', () => {
     expect(SERVER_SCRIPT_PARTS[0]![0]).toBe('common.sh')
     expect(SERVER_SCRIPT.startsWith('#!/bin/sh\n')).toBe(true)
-    for (const [file, text] of SERVER_SCRIPT_PARTS) expect(readFileSync(join(__dirname, 'server', file), 'utf8')).toBe(text)
+    for (const [file, text] of SERVER_SCRIPT_PARTS) expect(readFileSync(join(__dirname, 'sh', file), 'utf8')).toBe(text)
     // the installed whole, as one program (the parts share their functions)
     const r = spawnSync('shellcheck', ['-s', 'sh', '-S', 'warning', '-f', 'gcc', script], { encoding: 'utf8' })
     if (r.error) throw new Error(`shellcheck is not installed (scripts/testhost.sh installs it): ${r.error.message}`)

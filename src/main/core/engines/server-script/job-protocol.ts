@@ -1,4 +1,4 @@
-// The line protocol between the server script (./server/*.sh) and the core, defined once. A job
+// The line protocol between the server script (./sh/*.sh) and the core, defined once. A job
 // writes status lines to its status file and the core follows them; attached commands print
 // "key value" lines. What a pause ended in is decided on the server (it knows what it did) and read
 // here through one schema, so the two sides never each decide.

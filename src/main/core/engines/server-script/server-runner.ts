@@ -1,8 +1,8 @@
 // Runs the server script (server-script.ts) on an engine: attached for short steps, or as a detached
 // job whose status file the core follows, so the work finishes on the server whatever happens to the
 // laptop's connection, and can be followed again after a drop or a crash.
-import { BerthError, oneSentence, reasonOf, type ErrorCode } from '../../../shared/errors'
-import { shq, type Engine, type ShellProcess, type ShellResult } from '../engines/engine'
+import { BerthError, oneSentence, reasonOf, type ErrorCode } from '../../../../shared/errors'
+import { shq, type Engine, type ShellProcess, type ShellResult } from '../engine'
 import { emptyOutcome, parseFields, parseJobLine, takeLine, type JobLine, type JobOutcome } from './job-protocol'
 import { SERVER_SCRIPT, SERVER_SCRIPT_HASH } from './server-script'
 
@@ -137,4 +137,15 @@ export class ServerRunner {
   async forget(jobs: string[]): Promise<void> {
     if (jobs.length) await this.run(['forget', ...jobs]).catch(() => undefined)
   }
+}
+
+const runners = new WeakMap<Engine, Map<string, ServerRunner>>()
+
+/** The one runner of the server script for an engine and a Berth home (the script is installed once). */
+export function runnerFor(engine: Engine, homeId: string): ServerRunner {
+  let byHome = runners.get(engine)
+  if (!byHome) runners.set(engine, (byHome = new Map()))
+  let r = byHome.get(homeId)
+  if (!r) byHome.set(homeId, (r = new ServerRunner(engine, homeId)))
+  return r
 }
