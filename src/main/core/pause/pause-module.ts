@@ -50,15 +50,20 @@ export function installPause(core: Core): PauseService {
         timer.unref()
         // the next contact with a server reconciles what a dropped connection left mid-way, and tests
         // the server again (a reconnect may be a restarted machine)
+        // (any news of a connected server is a contact, `server test` included; at most one pass per
+        // server every few seconds)
         const seen = new Map<string, string>()
+        const lastPass = new Map<string, number>()
         unsubscribe = core.bus.onContract((name, payload) => {
           if (name !== 'server.changed') return
           const s = payload as { name: string; state: string }
           const was = seen.get(s.name)
           seen.set(s.name, s.state)
-          if (s.state !== 'connected' || was === 'connected') return
+          if (s.state !== 'connected') return
+          if (was !== undefined && was !== 'connected') void checkpoints.ability(s.name, { fresh: true }).catch(() => undefined)
+          if (Date.now() - (lastPass.get(s.name) ?? 0) < 5000) return
+          lastPass.set(s.name, Date.now())
           void service.reconcileServer(s.name, { complete: true }).catch(() => undefined)
-          if (was !== undefined) void checkpoints.ability(s.name, { fresh: true }).catch(() => undefined)
         })
         // pauses that were not durable yet when Berth stopped
         void service.reconcileAll().catch(() => undefined)

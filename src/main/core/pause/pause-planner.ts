@@ -10,8 +10,9 @@ export const FREEZE_MS = 700
 export const FINISH_MS = 300
 /** What a disk pause takes once a dump was given up (stop, commit, sync). */
 export const DISK_MS = 1500
-const DEFAULT_MIBPS = 150
-const DEFAULT_OVERHEAD_MS = 300
+/** What the planner assumes of a server that has not been measured yet. */
+export const DEFAULT_MIBPS = 150
+export const DEFAULT_OVERHEAD_MS = 600
 const DEFAULT_BYTES = 256 * (1 << 20)
 
 export interface PlanSession {

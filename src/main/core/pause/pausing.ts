@@ -15,7 +15,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import { pauseImage } from '../snapshots/snapshot-names'
 import { containerFacts } from './direct-resume'
 import { containerOf, isPauseMode, jobFollower, msSince, progressOf, type PauseContext } from './pause-context'
-import { DISK_MS, estimateMs, planDumps, type PlannedDump } from './pause-planner'
+import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump } from './pause-planner'
 import type { Work } from './session-work'
 
 export interface PauseRequest {
@@ -145,9 +145,10 @@ export class Pausing {
     return { memory: k?.available ?? true, mibps: k?.dumpMiBps ?? null, overheadMs: k?.overheadMs ?? null }
   }
 
+  /** What the server needs to check the estimate against the memory it finds (the planner's defaults when nothing was measured). */
   private rateOptions(server: string): string[] {
     const r = this.rateOf(server)
-    return r.mibps ? [`rate=${Math.max(1, Math.floor(r.mibps))}`, `overhead=${Math.round(r.overheadMs ?? 300)}`] : []
+    return [`rate=${Math.max(1, Math.floor(r.mibps ?? DEFAULT_MIBPS))}`, `overhead=${Math.round(r.overheadMs ?? DEFAULT_OVERHEAD_MS)}`]
   }
 
   /** The job's stages: frozen (paused, not durable yet), stopped MODE, a dump's figures. */

@@ -46,6 +46,7 @@ dispatch() {
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
     root-probe) cmd_root_probe "$@" ;;
     root-criu-facts) cmd_root_criu_facts "$@" ;;
+    root-criu-features) cmd_root_criu_features "$@" ;;
     root-criu-diagnose) cmd_root_criu_diagnose "$@" ;;
     root-copy-checkpoint) cmd_root_copy_checkpoint "$@" ;;
     root-xfer-tar) cmd_root_xfer_tar "$@" ;;

@@ -219,6 +219,9 @@ after_memory_failed() {
 # dump_in_turn METHOD: the second stage of a memory pause, for a frozen session: its dump, when its
 # turn comes and if it still fits
 dump_in_turn() {
+  # the planner's estimate, made again from the memory the session holds now (the meter's figure
+  # the plan rests on may be old, or missing)
+  if [ "$rate" -gt 0 ] && anon_bytes "$PID"; then estimate=$(( overhead + ANON / 1048576 * 1000 / rate )); fi
   start_by=$(( deadline - estimate - FINISH_MS ))
   [ "$estimate" -gt 0 ] || start_by=$(( deadline - FINISH_MS - DISK_MS ))
   if ! wait_turn "$start_by"; then

@@ -6,8 +6,8 @@
 # pause's dump would be, then restored through Docker, as a resume is. In parallel a host process is
 # dumped directly with and without CRIU_FAULT=130, to tell hardware breakpoints that never fire (on
 # some VMs) from other causes. Lines (checkpoints/criu-probe.ts reads them):
-#   root yes|no, criu PATH VERSION | criu none, fault VALUE (CRIU_FAULT in the engine's environment),
-#   uffd yes|no, dirty-track yes|no, dump ok MS BYTES | dump late MS | dump fail TEXT,
+#   root yes|no, criu PATH | criu none, criu-version V, fault VALUE (CRIU_FAULT in the engine's
+#   environment), uffd yes|no, dirty-track yes|no, dump ok MS BYTES | dump late MS | dump fail TEXT,
 #   restore ok MS | restore late MS | restore fail TEXT, diagnose plain|fault130 ok|late|fail
 PROBE_MIB=64
 cmd_probe_memory() {
@@ -16,11 +16,11 @@ cmd_probe_memory() {
   if can_root 2>/dev/null; then echo "root yes"; else echo "root no"; fi
   pt=$STATE/probe.$$
   mkdir -p "$pt" || { echo "dump fail cannot write $pt"; return 0; }
-  as_root root-criu-diagnose "$limit" > "$pt/diagnose" 2>/dev/null &
-  diag=$!
+  diag=
   probe_container "$method" "$limit" "$pt"
-  wait "$diag"
-  cat "$pt/diagnose"
+  # shellcheck disable=SC2086
+  [ -n "$diag" ] && wait $diag
+  cat "$pt/features" "$pt/diagnose" 2>/dev/null
   rm -rf "$pt"
 }
 # probe_image: an image that runs the host's own binaries: the host's /usr (and any other system
@@ -54,7 +54,17 @@ probe_container() {
     echo "dump fail the probe's container did not start: $(echo "$err" | head -n 1)"; return 0
   fi
   inspect_container "$pc" || { echo "dump fail the probe's container vanished"; return 0; }
-  as_root root-criu-facts "$PID" 2>/dev/null
+  facts=$(as_root root-criu-facts "$PID" 2>/dev/null)
+  echo "$facts"
+  # the engine's own CRIU, dumping a host process directly beside the container's dump
+  engine_criu=$(echo "$facts" | awk '/^criu \// {print $2; exit}')
+  if [ -n "$engine_criu" ]; then
+    # both beside the container's dump, so a CRIU that hangs costs the probe its limit once
+    as_root root-criu-features "$engine_criu" > "$3/features" 2>/dev/null &
+    features=$!
+    as_root root-criu-diagnose "$limit" "$engine_criu" > "$3/diagnose" 2>/dev/null &
+    diag="$features $!"
+  fi
   # the memory is there once dd waits on its pipe (it fills its buffer in a few milliseconds)
   sleep 0.3
   now_ms; t=$NOW
@@ -87,7 +97,7 @@ probe_container() {
     docker start --checkpoint probe "$pc" > "$3/restore.out" 2>&1 &
     client=$!; late=
     while kill -0 "$client" 2>/dev/null; do
-      now_ms; [ $(( NOW - t )) -ge 5000 ] && { late=1; kill -KILL "$client"; as_root root-end-runc "$CID" restore 0 frozen-no; break; }
+      now_ms; [ $(( NOW - t )) -ge 10000 ] && { late=1; kill -KILL "$client"; as_root root-end-runc "$CID" restore 0 frozen-no; break; }
       sleep 0.05
     done
     wait "$client"; rc=$?
@@ -102,7 +112,7 @@ probe_container() {
   return 0
 }
 # root-criu-facts PID: which CRIU the engine runs, as containerd's shim of the container PID finds
-# it (its PATH), with what CRIU_FAULT, and what the kernel offers CRIU
+# it (its PATH), and with what CRIU_FAULT
 cmd_root_criu_facts() {
   shift; is_uint "$1" || return 2
   ppid_of "$1" || return 0
@@ -114,19 +124,26 @@ $(tr '\0' '\n' < "/proc/$PP/environ" 2>/dev/null)
 EOF2
   criu=$(PATH=$env_path command -v criu 2>/dev/null)
   if [ -z "$criu" ]; then echo "criu none"; return 0; fi
-  v=$(timeout 5 "$criu" --version 2>/dev/null | awk '/^Version:/ {print $2; exit}')
-  echo "criu $criu ${v:-unknown}"
+  echo "criu $criu"
   echo "fault ${env_fault:-none}"
-  if CRIU_FAULT=$env_fault timeout 5 "$criu" check --feature uffd-noncoop >/dev/null 2>&1; then echo "uffd yes"; else echo "uffd no"; fi
-  if timeout 5 "$criu" check --feature mem_dirty_track >/dev/null 2>&1; then echo "dirty-track yes"; else echo "dirty-track no"; fi
 }
-# root-criu-diagnose LIMIT: a host process holding a little memory, dumped directly by the CRIU on
-# the default PATH, plainly and with CRIU_FAULT=130 (breakpoints off), both at once, each ended
-# after LIMIT seconds
+# root-criu-features CRIU: what the kernel offers that CRIU (lazy pages, dirty tracking) and its
+# version; each question at most 2 s (a CRIU that hangs answers nothing, and holds nothing up)
+cmd_root_criu_features() {
+  shift; criu=$1
+  case $criu in /*) [ -x "$criu" ] || return 0 ;; *) return 2 ;; esac
+  (v=$(timeout -s KILL 2 "$criu" --version 2>/dev/null | awk '/^Version:/ {print $2; exit}'); echo "criu-version ${v:-unknown}") &
+  (if timeout -s KILL 2 "$criu" check --feature uffd-noncoop >/dev/null 2>&1; then echo "uffd yes"; else echo "uffd no"; fi) &
+  (if timeout -s KILL 2 "$criu" check --feature mem_dirty_track >/dev/null 2>&1; then echo "dirty-track yes"; else echo "dirty-track no"; fi) &
+  wait
+}
+# root-criu-diagnose LIMIT CRIU: a host process holding a little memory, dumped directly by the
+# engine's CRIU, plainly and with CRIU_FAULT=130 (breakpoints off), both at once, each ended after
+# LIMIT seconds
 cmd_root_criu_diagnose() {
-  shift; lim=$1
+  shift; lim=$1 criu=$2
   is_uint "$lim" || return 2
-  criu=$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v criu 2>/dev/null) || return 0
+  case $criu in /*) [ -x "$criu" ] || return 0 ;; *) return 2 ;; esac
   for how in plain fault130; do
     (
       d=$(mktemp -d "${TMPDIR:-/tmp}/berth-diagnose.XXXXXX") || exit 0
@@ -135,7 +152,7 @@ cmd_root_criu_diagnose() {
       sleep 0.1
       if [ $how = fault130 ]; then f=130; else f=; fi
       if [ -n "$f" ]; then CRIU_FAULT=$f timeout -s KILL "$lim" "$criu" dump -t "$victim" -D "$d" -o dump.log >/dev/null 2>&1; rc=$?
-      else timeout -s KILL "$lim" "$criu" dump -t "$victim" -D "$d" -o dump.log >/dev/null 2>&1; rc=$?
+      else env -u CRIU_FAULT timeout -s KILL "$lim" "$criu" dump -t "$victim" -D "$d" -o dump.log >/dev/null 2>&1; rc=$?
       fi
       case $rc in 0) echo "diagnose $how ok" ;; 137|124) echo "diagnose $how late" ;; *) echo "diagnose $how fail" ;; esac
       kill_tree KILL "$victim"
@@ -167,6 +184,6 @@ cmd_root_end_runc() {
 cmd_criu_version() {
   shift
   criu=$(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v criu 2>/dev/null) || { echo "criu none"; return 0; }
-  v=$(timeout 5 "$criu" --version 2>/dev/null | awk '/^Version:/ {print $2; exit}')
+  v=$(timeout -s KILL 2 "$criu" --version 2>/dev/null | awk '/^Version:/ {print $2; exit}')
   echo "criu $criu ${v:-unknown}"
 }
