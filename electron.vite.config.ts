@@ -4,9 +4,11 @@
 import { resolve } from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'electron-vite'
+import { shellText } from './scripts/shell-text.mjs'
 
 export default defineConfig({
   main: {
+    plugins: [shellText()],
     build: {
       outDir: 'out/main',
       rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts') } },

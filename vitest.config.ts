@@ -1,10 +1,12 @@
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
+import { shellText } from './scripts/shell-text.mjs'
 
 export default defineConfig({
   test: {
     projects: [
       {
+        plugins: [shellText()],
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/unit/**/*.test.ts'],
@@ -22,6 +24,7 @@ export default defineConfig({
         },
       },
       {
+        plugins: [shellText()],
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],

@@ -10,5 +10,7 @@ await build({
   format: 'cjs',
   packages: 'external',
   sourcemap: true,
+  // the server's shell files travel inside the bundle as text (engines/server-script/server-script.ts)
+  loader: { '.sh': 'text' },
   logLevel: 'warning',
 })

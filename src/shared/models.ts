@@ -148,6 +148,22 @@ export const SessionOrigin = z.object({
 export type SessionOrigin = z.infer<typeof SessionOrigin>
 
 export const ServerKind = z.enum(['local', 'ssh'])
+/**
+ * Whether a server can pause sessions with their memory, found by a real test (a throwaway
+ * container's memory dumped and restored the way pauses do it) when Berth first meets the engine,
+ * on every reconnect, at `server test`, and again when the engine, its kernel or CRIU changes.
+ */
+export const MemoryPause = z.object({
+  available: z.boolean(),
+  /** fast: CRIU through containerd's own client; docker: Docker's checkpoint API; none */
+  how: z.enum(['fast', 'docker', 'none']),
+  /** why, in one sentence */
+  note: z.string(),
+  probedAt: z.string().nullable(),
+  /** the measured dump rate (MiB/s), refined by every memory pause */
+  dumpMiBps: z.number().nullable(),
+})
+export type MemoryPause = z.infer<typeof MemoryPause>
 export const Server = z.object({
   name: z.string(),
   kind: ServerKind,
@@ -159,6 +175,8 @@ export const Server = z.object({
   ratePerHour: z.number(),
   state: z.enum(['connected', 'disconnected', 'unknown']),
   createdAt: z.string(),
+  /** null until Berth has tested the server */
+  memoryPause: MemoryPause.nullable(),
 })
 export type Server = z.infer<typeof Server>
 
@@ -170,6 +188,8 @@ export const ServerTest = z.object({
   checkpoint: z.boolean(),
   os: z.string(),
   kernel: z.string(),
+  /** the memory-pause test, run again by `server test` */
+  memoryPause: MemoryPause,
 })
 export type ServerTest = z.infer<typeof ServerTest>
 

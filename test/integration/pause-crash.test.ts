@@ -31,7 +31,8 @@ describe('pauses that survive a crash', () => {
       ids.push(s.id)
     }
     const pid = berth.daemonPid()!
-    const r = await berth.json(['pause', '--all', '--wait'])
+    // (a deadline past the sleep window: this test is about the crash, not the window)
+    const r = await berth.json(['pause', '--all', '--wait', '--deadline', '120'])
     process.kill(pid, 'SIGKILL')
     expect(r.results).toHaveLength(3)
     for (const x of r.results) expect(x.result).toMatchObject({ paused: true, mode: 'memory', durable: true })

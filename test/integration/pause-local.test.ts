@@ -101,7 +101,7 @@ describe('pause and resume on the local engine', () => {
       const before = await counterAtLeast(berth, s.id, 10)
       const r = await berth.json(['pause', s.id, '--wait'])
       expect(r).toMatchObject({ paused: true, mode: 'frozen', durable: true })
-      expect(r.fallback).toBe('memory checkpoints are turned off for server local')
+      expect(r.fallback).toBe('memory checkpoints are turned off for server local (`berth server checkpoint local auto` turns them on)')
       const shown = await berth.json(['session', 'show', s.id])
       expect(shown).toMatchObject({ state: 'paused', mode: 'frozen' })
       const info = await localDocker().getContainer(shown.containerId).inspect()
@@ -155,12 +155,14 @@ describe('pause and resume on the local engine', () => {
     expect(files.stdout).toBe('kept\nlayer\n')
   })
 
-  it('answers as soon as the sandbox stopped without --wait, and becomes durable in the background', async () => {
+  it('answers as soon as the session is frozen with its files durable, without --wait, and keeps its memory in the background', async () => {
     const s = await berth.json(['session', 'create', '--image', testHost().tinyImage])
     const r = await berth.json(['pause', s.id])
-    expect(r).toMatchObject({ paused: true, mode: 'memory' })
-    expect(typeof r.durable).toBe('boolean')
+    // the first stage of every pause: its CPU stops and its files are durable; the memory follows
+    expect(r).toMatchObject({ paused: true, mode: 'frozen', durable: false })
+    expect(r.frozenMs).toBeGreaterThan(0)
     await until(async () => (await berth.json(['session', 'show', s.id])).durable === true, 'the pause to become durable')
+    expect(await berth.json(['session', 'show', s.id])).toMatchObject({ state: 'paused', mode: 'memory', durable: true })
     const events = (await berth.json(['session', 'events', s.id])) as Array<{ kind: string }>
     expect(events.map((e) => e.kind)).toContain('pause-durable')
     await berth.json(['resume', s.id])

@@ -37,6 +37,9 @@ describe('sleep and idleness', () => {
     const mine = await berth.json<S>(['session', 'create', '--image', tiny, '--name', 'mine'])
     await berth.json(['session', 'set', unmarked.id, '--auto-pause', 'off'])
     await berth.json(['pause', mine.id, '--wait'])
+    // this test is about the policy: a window wide enough that every memory fits (lid-close.test and
+    // bench/lid-close are about the window itself)
+    await berth.json(['settings', 'set', 'pauseDeadlineSeconds', '120'])
 
     await berth.json(['settings', 'set', 'onSleep', 'marked'])
     const s1 = await berth.json(['power', 'simulate', 'suspend'])
@@ -120,9 +123,10 @@ describe('sleep and idleness', () => {
     const s = await berth.json<S>(['session', 'create', '--image', tiny, '--name', 'idler'])
     const set = await berth.json<S>(['session', 'set', s.id, '--idle', '3'])
     expect(set.activity?.idleAfterSeconds).toBe(3)
+    // frozen with its files durable first, then its memory written
     const paused = await until(async () => {
       const x = await show(s.id)
-      return x.state === 'paused' ? x : undefined
+      return x.state === 'paused' && x.durable ? x : undefined
     }, 'the idle session to pause itself', 60_000)
     expect(paused).toMatchObject({ pausedBy: 'idle', mode: 'memory' })
     expect(paused.activity?.status).toContain('paused by itself after its idle time')

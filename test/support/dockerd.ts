@@ -3,7 +3,7 @@
 // `--bip` alone would re-address the docker0 bridge that the shared engines use, so the test makes
 // a bridge of its own (with its own address) and hands it to the engine with --bridge.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Dockerode from 'dockerode'
 import { sleep } from './berth'
@@ -16,8 +16,17 @@ export class PrivateDockerd {
 
   readonly bridge: string
 
-  /** `bip`: a bridge address no other engine on this machine uses, e.g. 172.31.201.1/24 */
-  constructor(private readonly bip: string) {
+  /**
+   * `bip`: a bridge address no other engine on this machine uses, e.g. 172.31.201.1/24; `env`: what
+   * the engine (and the containerd, runc and CRIU under it) runs with, e.g. a PATH that finds a
+   * test's own criu first
+   */
+  constructor(
+    private readonly bip: string,
+    private readonly env: Record<string, string> = {},
+    /** a data root on a filesystem of this size (e.g. '160m'), to fill */
+    private readonly dataRootSize?: string,
+  ) {
     this.bridge = `bdd${bip.split('.')[2]}`
   }
 
@@ -52,8 +61,13 @@ export class PrivateDockerd {
 
   async start(): Promise<void> {
     this.ensureBridge()
+    const root = join(this.dir, 'root')
+    if (this.dataRootSize && !readFileSync('/proc/mounts', 'utf8').includes(` ${root} `)) {
+      mkdirSync(root, { recursive: true })
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${this.dataRootSize}`, 'tmpfs', root])
+    }
     const log = openSync(join(this.dir, 'dockerd.log'), 'a')
-    this.proc = spawn('dockerd', this.args(), { stdio: ['ignore', log, log], detached: true })
+    this.proc = spawn('dockerd', this.args(), { stdio: ['ignore', log, log], detached: true, env: { ...process.env, ...this.env } })
     this.proc.unref()
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {

@@ -11,12 +11,20 @@ export class PrivateSshd {
   readonly dir = mkdtempSync(join(tmpdir(), 'berth-sshd-'))
   private proc: ChildProcess | undefined
 
-  constructor(readonly port: number) {
+  /** `address` it listens on; `netns`: the network namespace it runs in (its own link to cut) */
+  constructor(
+    readonly port: number,
+    readonly opts: { address?: string; netns?: string } = {},
+  ) {
     this.newHostKey()
   }
 
+  get address(): string {
+    return this.opts.address ?? '127.0.0.2'
+  }
+
   get url(): string {
-    return `ssh://office@127.0.0.2:${this.port}`
+    return `ssh://office@${this.address}:${this.port}`
   }
 
   newHostKey(): string {
@@ -36,7 +44,7 @@ export class PrivateSshd {
       join(this.dir, 'sshd_config'),
       [
         `Port ${this.port}`,
-        'ListenAddress 127.0.0.2',
+        `ListenAddress ${this.address}`,
         `HostKey ${join(this.dir, 'host_key')}`,
         `PidFile ${join(this.dir, 'sshd.pid')}`,
         'PasswordAuthentication no',
@@ -46,17 +54,31 @@ export class PrivateSshd {
         `SetEnv DOCKER_HOST=unix://${h.officeSocket}`,
       ].join('\n') + '\n',
     )
-    this.proc = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(this.dir, 'sshd_config')], { stdio: 'ignore' })
+    const sshd = ['/usr/sbin/sshd', '-D', '-e', '-f', join(this.dir, 'sshd_config')]
+    const cmd = this.opts.netns ? ['ip', 'netns', 'exec', this.opts.netns, ...sshd] : sshd
+    this.proc = spawn(cmd[0]!, cmd.slice(1), { stdio: 'ignore' })
     for (let i = 0; i < 100; i++) {
       try {
         execFileSync('ssh', ['-i', h.officeIdentity, '-p', String(this.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no',
-          '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', 'office@127.0.0.2', 'true'], { stdio: 'ignore', timeout: 5000 })
+          '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `office@${this.address}`, 'true'], { stdio: 'ignore', timeout: 5000 })
         return
       } catch {
         await sleep(100)
       }
     }
     throw new Error(`the private sshd on port ${this.port} did not start`)
+  }
+
+  /**
+   * The server goes away as a crashed sshd does: its listener and the processes serving CLIENT_PID's
+   * connections die at once (the connection resets), while what those connections started on the
+   * server (Berth's detached jobs) goes on. start() brings it back on the same port and key.
+   */
+  crash(clientPid: number): void {
+    const p = this.proc
+    this.proc = undefined
+    killAll(sshdChildrenServing(clientPid, this.port))
+    if (p && p.exitCode === null) p.kill('SIGKILL')
   }
 
   /** Stops the listener and every connection it serves. */

@@ -11,6 +11,11 @@ export interface TestHost {
   officeDataRoot: string
   baseImage: string
   tinyImage: string
+  /** the CRIU the engines run, and the same CRIU without the CRIU_FAULT=130 this machine may need */
+  criu: string
+  criuPlain: string
+  /** whether a plain CRIU dump hangs here (hardware breakpoints that never fire) */
+  criuNeedsFault: boolean
 }
 
 let cached: TestHost | undefined
@@ -35,6 +40,9 @@ export function testHost(): TestHost {
     officeDataRoot: env.BERTH_TEST_OFFICE_DATA_ROOT!,
     baseImage: env.BERTH_TEST_BASE_IMAGE!,
     tinyImage: env.BERTH_TEST_TINY_IMAGE!,
+    criu: env.BERTH_TEST_CRIU ?? '/usr/local/sbin/criu',
+    criuPlain: env.BERTH_TEST_CRIU_PLAIN ?? '/usr/local/sbin/criu-plain',
+    criuNeedsFault: env.BERTH_TEST_CRIU_NEEDS_FAULT === '1',
   }
   return cached
 }

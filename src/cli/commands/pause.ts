@@ -5,20 +5,43 @@ import type { z } from 'zod'
 import { exitCodeFor } from '../../shared/errors'
 import type { EventRecord } from '../../shared/models'
 import type { ControlClient } from '../client'
-import { bool, str, type Command } from '../command'
+import { bool, str, type Command, type Parsed } from '../command'
 import { printJson, printTable, progressPrinter, say, UsageError, warn } from '../output'
 import { millis, when } from '../time'
 
-const PAUSE_USAGE = 'berth pause ID [--wait] [--no-memory] [--json]  |  berth pause --all [--wait] [--json]'
+const PAUSE_USAGE = 'berth pause ID [--wait] [--deadline SECONDS] [--no-memory] [--json]  |  berth pause --all [--wait] [--deadline SECONDS] [--json]'
 
 const secs = millis
 
 export function describePause(name: string, r: PauseResult): string {
   if (!r.paused) return `session ${name} is already paused`
-  const kept = r.mode === 'memory' ? 'memory and files kept' : r.mode === 'frozen' ? 'frozen in memory on its server, files committed' : 'files kept; it will cold-boot'
-  const lines = [`session ${name} paused (${r.mode}: ${kept}) in ${secs(r.ms)}, ${r.durable ? 'durable' : 'becoming durable in the background'}; snapshot ${r.snapshot}`]
-  if (r.fallback) lines.push(`  not paused with memory: ${r.fallback}`)
+  const kept =
+    r.mode === 'memory' ? 'memory and files kept' : r.mode === 'frozen' ? (r.pending ? 'frozen: memory kept in RAM, files durable' : 'frozen in memory on its server, files committed') : 'files kept; it will cold-boot'
+  const state = r.durable ? 'durable' : r.pending ? 'its memory checkpoint is written later' : 'becoming durable in the background'
+  const lines = [`session ${name} paused (${r.mode}: ${kept}) in ${secs(r.ms)}, ${state}; snapshot ${r.snapshot}`]
+  if (r.fallback) lines.push(`  ${r.pending ? 'memory not written yet' : 'not paused with memory'}: ${r.fallback}`)
   return lines.join('\n')
+}
+
+/** What one session of `pause --all` ended in, in a table cell. */
+export function pauseOutcome(x: { result?: PauseResult | undefined; error?: { message: string } | undefined }): string {
+  if (x.error) return `still running: ${x.error.message}`
+  const r = x.result
+  if (!r?.paused) return 'already paused'
+  if (r.durable) return r.mode === 'memory' ? 'durable with memory' : r.mode === 'disk' ? `durable on disk${r.fallback ? ` (${r.fallback})` : ''}` : `frozen, files durable${r.fallback ? ` (${r.fallback})` : ''}`
+  return `frozen, memory kept but not durable yet${r.fallback ? ` (${r.fallback})` : ''}`
+}
+
+/** Whether every session of a `pause --all` is durable (the sleep automation's exit code 0). */
+export const allDurable = (results: Array<{ result?: PauseResult | undefined; error?: unknown }>) =>
+  results.every((x) => !x.error && x.result && (!x.result.paused || x.result.durable))
+
+const deadlineOf = (p: Parsed, usage: string): number | undefined => {
+  const d = str(p, 'deadline')
+  if (d === undefined) return undefined
+  const n = Number(d)
+  if (!/^\d+(\.\d+)?$/.test(d) || n < 1 || n > 3600) throw new UsageError(`--deadline takes seconds between 1 and 3600, not ${d}`, usage)
+  return n
 }
 
 export function describeResume(name: string, r: ResumeResult): string {
@@ -56,7 +79,8 @@ export const pauseCommands: Command[] = [
     group: 'pause',
     options: {
       all: { type: 'boolean', help: 'pause every running session (what the lid-close path runs)' },
-      wait: { type: 'boolean', help: 'return only once each pause is durable (safe to close the lid)' },
+      wait: { type: 'boolean', help: 'return only once each pause is durable (safe to close the lid); exit 5 if one is not by the deadline' },
+      deadline: { type: 'string', value: 'SECONDS', help: 'the pause is over by then: memory if it fits, else disk (one session) or frozen, memory written later (--all; default: the sleep window)' },
       'no-memory': { type: 'boolean', help: 'keep only the files: the session cold-boots on resume' },
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
@@ -66,34 +90,35 @@ export const pauseCommands: Command[] = [
       const id = p.positionals[0]
       if (all && id) throw new UsageError('pass either an ID or --all, not both', PAUSE_USAGE)
       if (!all && !id) throw new UsageError('missing the session to pause (an ID, or --all)', PAUSE_USAGE)
+      const deadlineSeconds = deadlineOf(p, PAUSE_USAGE)
       const { c, op } = await withProgress(io)
       const memory = bool(p, 'no-memory') ? false : undefined
       if (!all) {
-        const r = await c.call('session.pause', { id: id!, wait: bool(p, 'wait'), memory, op })
+        const r = await c.call('session.pause', { id: id!, wait: bool(p, 'wait'), memory, deadlineSeconds, op })
         if (io.json) printJson(r)
         else say(describePause(id!, r) + '\n')
-        return 0
+        // with --wait, 0 only for a durable pause
+        return bool(p, 'wait') && r.paused && !r.durable ? 5 : 0
       }
-      const r = await c.call('session.pauseAll', { wait: bool(p, 'wait'), memory, op })
+      const r = await c.call('session.pauseAll', { wait: bool(p, 'wait'), memory, deadlineSeconds, op })
       const failed = r.results.filter((x) => x.error)
       if (io.json) printJson(r)
       else if (r.results.length === 0) say('no running sessions to pause\n')
       else {
         printTable(
-          r.results.map((x) => [
-            x.id,
-            x.name,
-            x.server,
-            x.error ? `failed: ${x.error.message}` : x.result?.paused ? `paused (${x.result.mode}${x.result.durable ? ', durable' : ''})` : 'already paused',
-          ]),
-          ['ID', 'NAME', 'SERVER', 'RESULT'],
+          r.results.map((x) => [x.id, x.name, x.server, pauseOutcome(x)]),
+          ['ID', 'NAME', 'SERVER', 'OUTCOME'],
         )
+        const frozen = r.frozenMs === null ? 'not every session was frozen' : `all frozen with their files durable after ${secs(r.frozenMs)}`
+        const durable = r.durableMs === null ? 'not every pause is durable yet' : `all durable after ${secs(r.durableMs)}`
+        process.stdout.write(`${frozen}; ${durable} (deadline ${secs(r.deadlineMs)}, answered after ${secs(r.ms)})\n`)
       }
       if (failed.length) {
         if (!io.json) warn(`berth: ${failed.length} of ${r.results.length} sessions could not be paused\n`)
         return Math.max(...failed.map((x) => exitCodeFor(x.error!.code)), 1)
       }
-      return 0
+      // --wait: 0 only when every session is durable (5: some are frozen, their memory not written yet)
+      return bool(p, 'wait') && !allDurable(r.results) ? 5 : 0
     },
   },
   {

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
-import type { PowerEventResult } from '../../shared/contract'
+import type { PowerDoctor, PowerEventResult } from '../../shared/contract'
 import { BerthError } from '../../shared/errors'
 import { berthHome } from '../../main/core/home'
-import { berthCommand, hookFiles, hookNote, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
-import { str, type Command, type Io } from '../command'
-import { printJson, printTable, UsageError } from '../output'
+import { berthCommand, hookFiles, hookNote, logindDropIn, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
+import { bool, str, type Command, type Io } from '../command'
+import { ControlClient, controlSocket } from '../client'
+import { printFields, printJson, printTable, say, UsageError, warn } from '../output'
 
 const SIMULATE_USAGE = 'berth power simulate suspend|resume [--json]'
 
@@ -25,6 +26,26 @@ function printPowerEvent(r: PowerEventResult): void {
   ]
   process.stdout.write(`${r.event}: sleep policy "${r.policy}", ${r.reconciled} reconciled, inhibitor ${r.inhibitor}, ${(r.ms / 1000).toFixed(1)} s\n`)
   if (rows.length) printTable(rows, ['SESSION', 'RESULT'])
+}
+
+function printDoctor(d: PowerDoctor): void {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+  printFields([
+    ['sleep window', d.window.seconds === null ? 'none' : `${d.window.seconds} s`],
+    ['', d.window.note],
+    ['pause deadline', s(d.deadlineMs)],
+    ['sessions need', d.sessions.length ? s(d.needMs) : 'nothing (no session is running)'],
+    ['fits', d.fits === null ? 'the OS does not wait' : d.fits ? 'yes' : 'no'],
+    ['sleep hook', d.hook.installed ? `installed (${d.hook.path})` : 'not installed'],
+  ])
+  if (d.sessions.length) {
+    const plan = { memory: 'memory written in the window', 'frozen-then-memory': 'frozen, memory written after', frozen: 'frozen (no memory dump on its server)' } as const
+    printTable(
+      d.sessions.map((x) => [x.name, x.server, x.memoryBytes === null ? '?' : `${Math.round(x.memoryBytes / (1 << 20))} MiB`, x.estimateMs === null ? '-' : s(x.estimateMs), plan[x.plan]]),
+      ['SESSION', 'SERVER', 'MEMORY', 'DUMP', 'AT SLEEP'],
+    )
+  }
+  process.stdout.write(`${d.advice}\n`)
 }
 
 /** The user whose Berth the hook drives: under sudo, the one who ran sudo. */
@@ -70,13 +91,28 @@ export const powerCommands: Command[] = [
     },
   },
   {
+    path: ['power', 'doctor'],
+    usage: 'berth power doctor [--json]',
+    summary: "the OS's sleep window, how long pausing the running sessions needs, and whether it fits",
+    group: 'power',
+    positionals: [0, 0],
+    async run(_p, io) {
+      const d = await (await io.client()).call('power.doctor', {})
+      if (io.json) printJson(d)
+      else printDoctor(d)
+      return 0
+    },
+  },
+  {
     path: ['power', 'install-hook'],
-    usage: 'berth power install-hook [--platform linux|darwin] [--dir DIR] [--json]',
-    summary: 'write the hook that pauses sessions before the machine sleeps (Linux: systemd system-sleep; macOS: sleepwatcher)',
+    usage: 'berth power install-hook [--platform linux|darwin] [--dir DIR] [--logind] [--json]',
+    summary:
+      "write the hook that pauses sessions before the machine sleeps (Linux: systemd system-sleep; macOS: sleepwatcher); --logind also raises logind's sleep window to what the sessions need",
     group: 'power',
     options: {
       platform: { type: 'string', value: 'linux|darwin', help: 'the platform to write the hook for (default: this one)', complete: ['linux', 'darwin'] },
       dir: { type: 'string', value: 'DIR', help: 'where to write it (default: systemd\'s system-sleep folder; on macOS your home)', complete: 'file' },
+      logind: { type: 'boolean', help: "also write /etc/systemd/logind.conf.d/berth.conf, raising logind's InhibitDelayMaxSec to what the running sessions need (as root)" },
     },
     positionals: [0, 0],
     async run(p, io) {
@@ -86,6 +122,25 @@ export const powerCommands: Command[] = [
       // the hook runs this very berth: the app's launcher, or the same node and script
       const berth = berthCommand(io.entry)!
       const files = hookFiles({ platform, dir: str(p, 'dir'), berth, home: owner.home, user: owner.user, uid: owner.uid })
+      // what the running sessions need against the OS's window: raised with --logind (shown first), else a
+      // warning; asked of the Berth that drives the owner's home when one runs (under sudo, never a root one)
+      const doctor = await ControlClient.connect(controlSocket(owner.home))
+        .then(async (c) => {
+          try {
+            return await c.call('power.doctor', {})
+          } finally {
+            c.close()
+          }
+        })
+        .catch(() => undefined)
+      if (bool(p, 'logind')) {
+        if (platform !== 'linux') throw new UsageError('--logind is for Linux (logind); macOS has no sleep window to raise', this.usage)
+        const dropIn = logindDropIn(doctor?.needMs ?? 0)
+        if (!io.json) say(`writing ${dropIn.path}:\n${dropIn.content.replace(/^/gm, '  ')}`)
+        files.push(dropIn)
+      } else if (doctor?.fits === false && !io.json) {
+        warn(`berth: warning: ${doctor.window.note}, but pausing the running sessions needs about ${(doctor.needMs / 1000).toFixed(1)} s; run again with --logind (as root) to raise it\n`)
+      }
       try {
         writeHookFiles(files)
       } catch (e) {

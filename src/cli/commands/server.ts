@@ -1,7 +1,14 @@
 import { resolve } from 'node:path'
-import type { Server } from '../../shared/models'
+import type { MemoryPause, Server } from '../../shared/models'
 import { str, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, say } from '../output'
+
+/** One line on whether the server pauses with memory, for people. */
+export function memoryLine(m: MemoryPause | null): string {
+  if (!m) return 'not tested yet'
+  const rate = m.available && m.dumpMiBps ? `, about ${Math.round(m.dumpMiBps)} MiB/s` : ''
+  return `${m.available ? `yes (${m.how}${rate})` : 'no'}: ${m.note}`
+}
 
 const show = (s: Server) =>
   printFields([
@@ -12,6 +19,8 @@ const show = (s: Server) =>
     ['identity', s.identity],
     ['host key', s.hostKeyFingerprint],
     ['state', s.state],
+    ['memory pause', memoryLine(s.memoryPause)],
+    ['tested', s.memoryPause?.probedAt ?? '-'],
   ])
 
 export const serverCommands: Command[] = [
@@ -57,7 +66,25 @@ export const serverCommands: Command[] = [
       const list = await (await io.client()).call('server.list', {})
       if (io.json) printJson(list)
       else if (io.quiet) printIds(list.map((s) => s.name))
-      else printTable(list.map((s) => [s.name, s.kind, s.state, s.alias ? `${s.alias} (${s.url})` : s.url, s.hostKeyFingerprint ?? '-']), ['NAME', 'KIND', 'STATE', 'URL', 'HOST KEY'])
+      else
+        printTable(
+          list.map((s) => [s.name, s.kind, s.state, s.alias ? `${s.alias} (${s.url})` : s.url, s.memoryPause ? (s.memoryPause.available ? s.memoryPause.how : 'no') : '?', s.hostKeyFingerprint ?? '-']),
+          ['NAME', 'KIND', 'STATE', 'URL', 'MEMORY', 'HOST KEY'],
+        )
+      return 0
+    },
+  },
+  {
+    path: ['server', 'show'],
+    usage: 'berth server show NAME [--json]',
+    summary: 'one server: its address, state, and whether it can pause with memory (and why not)',
+    group: 'servers',
+    args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
+    positionals: [1, 1],
+    async run(p, io) {
+      const s = await (await io.client()).call('server.show', { name: p.positionals[0]! })
+      if (io.json) printJson(s)
+      else show(s)
       return 0
     },
   },
@@ -82,7 +109,7 @@ export const serverCommands: Command[] = [
   {
     path: ['server', 'test'],
     usage: 'berth server test NAME [--json]',
-    summary: "print a server's engine version and round-trip time",
+    summary: "print a server's engine version and round-trip time, and test again whether it can pause with memory",
     group: 'servers',
     args: [{ name: 'NAME', help: 'the server', complete: 'server' }],
     positionals: [1, 1],
@@ -94,7 +121,7 @@ export const serverCommands: Command[] = [
           ['server', t.name],
           ['engine', `Docker ${t.version} (API ${t.apiVersion})`],
           ['round trip', `${t.rttMs} ms`],
-          ['memory pause', t.checkpoint ? 'available (CRIU checkpoints)' : 'not available'],
+          ['memory pause', memoryLine(t.memoryPause)],
           ['os', `${t.os}, kernel ${t.kernel}`],
         ])
       return 0

@@ -7,6 +7,8 @@ import type { CallName } from '../../shared/contract'
 import { dispatch, type CallContext, type Handlers } from './api'
 import { CoreBus } from './bus'
 import { chosenSocket, resolveDockerEngine, type EngineChoice } from './engines/docker-endpoint'
+import { Checkpoints } from './checkpoints/checkpoints'
+import type { ProbeRecord } from './checkpoints/criu-probe'
 import { EngineRegistry } from './engines/engine-registry'
 import { KnownHosts } from './engines/known-hosts'
 import { ServerService } from './servers/server-service'
@@ -48,6 +50,8 @@ export class Core {
   readonly eventsRepo: EventsRepo
   readonly knownHosts: KnownHosts
   readonly engines: EngineRegistry
+  /** the checkpoint primitive and what each server's memory-pause test found */
+  readonly checkpoints: Checkpoints
   readonly lifecycle: Lifecycle
   readonly serverService: ServerService
   readonly sessions: SessionService
@@ -85,6 +89,14 @@ export class Core {
       },
       this.localEngine.problem,
     )
+    this.checkpoints = new Checkpoints(this.engines, this.homeId, {
+      load: (server) => (this.servers.get(server)?.memoryProbe ?? null) as ProbeRecord | null,
+      save: (server, record) => this.servers.setMemoryProbe(server, record as unknown as Record<string, unknown>),
+    })
+    this.checkpoints.onAbility = (name) => {
+      const row = this.servers.get(name)
+      if (row) this.bus.emit('server.changed', this.serverService.toModel(row))
+    }
     this.lifecycle = new Lifecycle(this.db, this.sessionsRepo, this.eventsRepo, (row) =>
       this.bus.emit('session.changed', this.sessions.toModel(row)),
     )
@@ -95,6 +107,7 @@ export class Core {
       this.knownHosts,
       (s) => this.bus.emit('server.changed', s),
       this.homeId,
+      this.checkpoints,
     )
     this.sessions = new SessionService(this.sessionsRepo, this.servers, this.lifecycle, this.engines, this.hub, this.bus, this.homeId)
     this.recovery = new Recovery(this.sessionsRepo, this.engines, this.lifecycle, (row) => this.sessions.completeFinish(row))
@@ -158,6 +171,7 @@ export class Core {
       'server.list': () => this.serverService.list(),
       'server.remove': (a) => this.serverService.remove(a.name),
       'server.test': (a) => this.serverService.test(a.name),
+      'server.show': (a) => this.serverService.show(a.name),
       'session.create': (a) => {
         // starting from a snapshot is the snapshots module's (it replaces this handler)
         if (!a.image) throw new BerthError('usage', 'give an image to start from')

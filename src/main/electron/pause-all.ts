@@ -7,13 +7,17 @@ import { silentOwner } from '../core/streams/stream-hub'
 export function describePauseAll(r: PauseAllResult): { ok: boolean; message: string } {
   const failed = r.results.filter((x) => x.error)
   const paused = r.results.filter((x) => x.result?.paused)
-  const modes = [...new Set(paused.map((x) => (x.result?.paused ? x.result.mode : '')))].join(', ')
+  const durable = paused.filter((x) => x.result?.paused && x.result.durable)
+  const frozen = paused.filter((x) => x.result?.paused && !x.result.durable)
+  const modes = [...new Set(durable.map((x) => (x.result?.paused ? x.result.mode : '')))].join(', ')
   if (r.results.length === 0) return { ok: true, message: 'No session was running.' }
-  if (failed.length === 0) return { ok: true, message: `${paused.length} session(s) paused and safe on disk (${modes}).` }
-  return {
-    ok: false,
-    message: `${paused.length} paused, ${failed.length} failed: ${failed.map((x) => `${x.name}: ${x.error!.message}`).join('; ')}`,
-  }
+  const parts = [
+    durable.length ? `${durable.length} session(s) paused and safe on disk (${modes})` : '',
+    frozen.length ? `${frozen.length} frozen with files safe, memory written later (${frozen.map((x) => x.name).join(', ')})` : '',
+    failed.length ? `${failed.length} failed: ${failed.map((x) => `${x.name}: ${x.error!.message}`).join('; ')}` : '',
+  ].filter(Boolean)
+  if (failed.length === 0 && frozen.length === 0) return { ok: true, message: `${parts[0]}.` }
+  return { ok: false, message: `${parts.join('; ')}.` }
 }
 
 export async function pauseAllAndWait(core: Core): Promise<{ ok: boolean; message: string }> {

@@ -36,10 +36,18 @@ describe('the desktop shell rules', () => {
   })
 
   it('says what "Pause all and wait" did for each session', () => {
-    expect(describePauseAll({ results: [], ms: 1 })).toEqual({ ok: true, message: 'No session was running.' })
+    expect(describePauseAll({ results: [], ms: 1, deadlineMs: 4500, frozenMs: null, durableMs: null })).toEqual({ ok: true, message: 'No session was running.' })
     const ok = { id: 'a', name: 'web', server: 'local', result: { paused: true as const, mode: 'memory' as const, durable: true, snapshot: 's', ms: 900 } }
-    expect(describePauseAll({ results: [ok], ms: 900 })).toEqual({ ok: true, message: '1 session(s) paused and safe on disk (memory).' })
+    expect(describePauseAll({ results: [ok], ms: 900, deadlineMs: 4500, frozenMs: 200, durableMs: 900 })).toEqual({ ok: true, message: '1 session(s) paused and safe on disk (memory).' })
     const bad = { id: 'b', name: 'api', server: 'office', error: { code: 'unreachable' as const, message: 'server office is unreachable' } }
-    expect(describePauseAll({ results: [ok, bad], ms: 900 })).toEqual({ ok: false, message: '1 paused, 1 failed: api: server office is unreachable' })
+    expect(describePauseAll({ results: [ok, bad], ms: 900, deadlineMs: 4500, frozenMs: 200, durableMs: null })).toEqual({
+      ok: false,
+      message: '1 session(s) paused and safe on disk (memory); 1 failed: api: server office is unreachable.',
+    })
+    const late = { id: 'c', name: 'db', server: 'local', result: { paused: true as const, mode: 'frozen' as const, durable: false, snapshot: 's', ms: 4500, pending: 'memory' as const } }
+    expect(describePauseAll({ results: [ok, late], ms: 4500, deadlineMs: 4500, frozenMs: 200, durableMs: null })).toEqual({
+      ok: false,
+      message: '1 session(s) paused and safe on disk (memory); 1 frozen with files safe, memory written later (db).',
+    })
   })
 })

@@ -20,13 +20,6 @@ export const DoctorCheck = z.object({
 })
 export type DoctorCheck = z.infer<typeof DoctorCheck>
 
-/** How a server pauses with memory (the shape the server model's memoryPause takes). */
-export const MemoryPause = z.object({
-  available: z.boolean(),
-  how: z.enum(['fast', 'docker', 'none']),
-  note: z.string().nullable(),
-})
-export type MemoryPause = z.infer<typeof MemoryPause>
 
 /** Which engine a process would take, as the CLI found it in its own environment. */
 export const EngineSeen = z.object({ socket: z.string().nullable(), why: z.string() })
@@ -37,5 +30,4 @@ export const doctorCalls = {
     z.object({ checks: z.array(DoctorCheck), host: z.enum(['daemon', 'electron']), home: z.string() }),
     "what Berth found on this machine: its engine and why, pause with memory, the gateway and preview ports, ssh by name, the sleep hook, the servers",
   ),
-  'server.memoryPause': call(z.object({ name: z.string().min(1) }), MemoryPause, 'whether and how a server pauses sessions with their memory'),
 } as const

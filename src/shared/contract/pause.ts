@@ -18,10 +18,17 @@ export const PauseResult = z.union([
     snapshot: z.string(),
     ms: z.number(),
     fallback: z.string().optional(),
+    /** when the session was frozen with its files durable (the first stage of every pause) */
+    frozenMs: z.number().optional(),
+    /** a frozen session whose memory checkpoint is still to be written: it did not fit the deadline */
+    pending: z.literal('memory').optional(),
   }),
   z.object({ paused: z.literal(false) }),
 ])
 export type PauseResult = z.infer<typeof PauseResult>
+
+/** How long a pause may take: past it, `--wait` answers with each session's honest state. */
+export const DeadlineSeconds = z.number().min(1).max(3600)
 
 /** Each session of a pause --all succeeds or fails on its own. */
 export const PauseAllResult = z.object({
@@ -29,6 +36,12 @@ export const PauseAllResult = z.object({
     z.object({ id: z.string(), name: z.string(), server: z.string(), result: PauseResult.optional(), error: ErrorBody.optional() }),
   ),
   ms: z.number(),
+  /** the deadline the pauses had */
+  deadlineMs: z.number(),
+  /** when every paused session was frozen with its files durable; null if one never was */
+  frozenMs: z.number().nullable(),
+  /** when every pause was durable; null if one was not by the answer */
+  durableMs: z.number().nullable(),
 })
 export type PauseAllResult = z.infer<typeof PauseAllResult>
 
@@ -51,13 +64,21 @@ export const pauseCalls = {
       wait: z.boolean().optional(),
       /** false: a disk-only pause (commit; resume cold-boots) */
       memory: z.boolean().optional(),
+      /** the pause is over by then (default 120 s): memory if it fits, else disk at once */
+      deadlineSeconds: DeadlineSeconds.optional(),
       op: OpId,
     }),
     PauseResult,
     'pause a session, keeping its memory when the server can checkpoint it',
   ),
   'session.pauseAll': call(
-    z.object({ wait: z.boolean().optional(), memory: z.boolean().optional(), op: OpId }),
+    z.object({
+      wait: z.boolean().optional(),
+      memory: z.boolean().optional(),
+      /** default: the pauseDeadlineSeconds setting, else the OS's sleep window */
+      deadlineSeconds: DeadlineSeconds.optional(),
+      op: OpId,
+    }),
     PauseAllResult,
     'pause every running session on every server',
   ),

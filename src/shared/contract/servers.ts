@@ -50,5 +50,6 @@ export const serverCalls = {
     }),
     'forget a connected server, and remove the helper Berth started there',
   ),
-  'server.test': call(z.object({ name: ServerName }), ServerTest, 'engine version and round-trip time of a server'),
+  'server.test': call(z.object({ name: ServerName }), ServerTest, 'engine version, round-trip time and a fresh memory-pause test of a server'),
+  'server.show': call(z.object({ name: ServerName }), Server, 'one server: its address, state and whether it can pause with memory'),
 } as const

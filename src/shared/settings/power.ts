@@ -8,6 +8,11 @@ export const powerSettings = {
   resumeOnWake: z.boolean().default(true),
   /** idle time before a session pauses itself; 0 turns idle auto-pause off */
   idleAfterSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(600),
+  /**
+   * how long `pause --all` and the sleep policy may take before they answer with each session's
+   * state; null: the OS's sleep window (logind's InhibitDelayMaxSec, less half a second)
+   */
+  pauseDeadlineSeconds: z.number().min(1).max(3600).nullable().default(null),
   /** how often a running session's cpu, memory and disk are sampled for the meter */
   meterSampleSeconds: z.number().int().min(1).max(3600).default(5),
 }

@@ -25,7 +25,10 @@
 import { BerthError } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { holdExecs } from '../engines/exec-gate'
-import { ServerRunner, type JobOutcome } from './server-runner'
+import type { MemoryPause } from '../../../shared/models'
+import { within } from '../deadline'
+import { memoryPauseOf, PROBE_ANSWER_MS, PROBE_DUMP_LIMIT_S, readProbe, refineRate, type ProbeRecord } from './criu-probe'
+import { runnerFor, type JobOutcome, type ServerRunner } from '../engines/server-script/server-runner'
 
 export type CheckpointMethod = 'fast' | 'docker'
 /** What a server's `checkpoint` option says: off, a forced method, or (absent) the best one found. */
@@ -60,30 +63,41 @@ export function checkpointSetting(options: Record<string, unknown>): CheckpointS
   return 'auto'
 }
 
+/** Where what a probe found is kept (the servers table), so a restart does not probe again. */
+export interface ProbeStore {
+  load(server: string): ProbeRecord | null
+  save(server: string, record: ProbeRecord): void
+}
+
+const probing = (server: string): MemoryPause => ({
+  available: false,
+  how: 'none',
+  note: `Berth is still testing whether ${server} can pause with memory`,
+  probedAt: null,
+  dumpMiBps: null,
+})
+
 export class Checkpoints {
-  private readonly runners = new Map<string, ServerRunner>()
   private readonly probes = new Map<string, Promise<{ root: boolean; ctr: boolean }>>()
+  /** the test under way per server, and whether it is a fresh one (a fresh request never joins a stale one) */
+  private readonly memoryProbes = new Map<string, { p: Promise<ProbeRecord>; fresh: boolean }>()
+  /** Told when a server's memory-pause ability changed (the Servers screen follows it). */
+  onAbility: (server: string) => void = () => undefined
 
   constructor(
     private readonly engines: EngineRegistry,
     private readonly homeId: string,
+    private readonly store: ProbeStore,
   ) {}
 
   /** The server script's runner for a server (one per engine, so the script is installed once). */
   runner(server: string): ServerRunner {
-    const engine = this.engines.get(server)
-    let r = this.runners.get(server)
-    if (!r || r.engine !== engine) {
-      r = new ServerRunner(engine, this.homeId)
-      this.runners.set(server, r)
-    }
-    return r
+    return runnerFor(this.engines.get(server), this.homeId)
   }
 
   /** Forgets what was learnt about a server (its options changed, or it was re-added). */
   invalidate(server: string): void {
     this.probes.delete(server)
-    this.runners.delete(server)
   }
 
   private probe(server: string): Promise<{ root: boolean; ctr: boolean }> {
@@ -98,25 +112,83 @@ export class Checkpoints {
     return p
   }
 
-  async support(server: string): Promise<CheckpointSupport> {
-    const row = this.engines.row(server)
-    const setting = checkpointSetting(row.options)
-    if (setting === 'off') {
-      return { memory: false, method: null, reason: `memory checkpoints are turned off for server ${server}` }
+  /** Why a server cannot checkpoint whatever its CRIU does, or the method it would use. */
+  private async method(server: string): Promise<{ method: CheckpointMethod } | { none: string }> {
+    const setting = checkpointSetting(this.engines.row(server).options)
+    if (setting === 'off') return { none: `memory checkpoints are turned off for server ${server} (\`berth server checkpoint ${server} auto\` turns them on)` }
+    const facts = await this.engines.get(server).facts()
+    if (!facts.experimental) {
+      return { none: `the Docker engine on ${server} does not run in experimental mode, which checkpoints need (start dockerd with --experimental)` }
     }
+    if (facts.os && /docker desktop/i.test(facts.os)) return { none: `Docker Desktop on ${server} cannot checkpoint containers (no CRIU)` }
+    if (setting === 'docker') return { method: 'docker' }
+    const probe = await this.probe(server).catch(() => ({ root: false, ctr: false }))
+    return { method: probe.root && probe.ctr ? 'fast' : 'docker' }
+  }
+
+  /**
+   * Whether the server can pause with memory. `fresh` tests again; otherwise a test whose engine,
+   * kernel and CRIU are unchanged still holds (`quick`: the last one found holds, unchecked, for the
+   * lid-close path). `waitMs` bounds the wait for a test under way (it goes on in the background).
+   */
+  async ability(server: string, opts: { fresh?: boolean; quick?: boolean; waitMs?: number } = {}): Promise<MemoryPause> {
+    if (opts.quick) {
+      const kept = this.store.load(server)
+      if (kept && kept.fingerprint.endsWith(`|${checkpointSetting(this.engines.row(server).options)}`)) return memoryPauseOf(kept)
+    }
+    const m = await this.method(server)
+    if ('none' in m) return { available: false, how: 'none', note: m.none, probedAt: null, dumpMiBps: null }
+    let entry = this.memoryProbes.get(server)
+    if (!entry || (opts.fresh && !entry.fresh)) {
+      const before = entry?.p.catch(() => undefined)
+      const p = (before ?? Promise.resolve()).then(() => this.runProbe(server, m.method, !!opts.fresh))
+      const mine = { p, fresh: !!opts.fresh }
+      entry = mine
+      this.memoryProbes.set(server, mine)
+      void p.finally(() => this.memoryProbes.get(server) === mine && this.memoryProbes.delete(server)).catch(() => undefined)
+    }
+    const answer = entry.p.then(memoryPauseOf)
+    if (opts.waitMs === undefined) return await answer
+    return await within(answer, opts.waitMs, () => probing(server))
+  }
+
+  private async runProbe(server: string, method: CheckpointMethod, fresh: boolean): Promise<ProbeRecord> {
     const engine = this.engines.get(server)
     const facts = await engine.facts()
-    if (!facts.experimental) {
-      return { memory: false, method: null, reason: `the Docker engine on ${server} does not run in experimental mode, which checkpoints need` }
-    }
-    if (facts.os && /docker desktop/i.test(facts.os)) {
-      return { memory: false, method: null, reason: `Docker Desktop on ${server} cannot checkpoint containers (no CRIU)` }
-    }
-    if (setting === 'docker') return { memory: true, method: 'docker', reason: null }
-    const probe = await this.probe(server).catch(() => ({ root: false, ctr: false }))
-    if (probe.root && probe.ctr) return { memory: true, method: 'fast', reason: null }
-    const why = !probe.root ? 'no root helper could be started' : 'containerd\'s client (ctr) is not installed'
-    return { memory: true, method: 'docker', reason: `using Docker's slower checkpoint path on ${server}: ${why}` }
+    const criu = (await this.runner(server).fields(['criu-version'], 'finding CRIU')).get('criu')?.[0] ?? 'none'
+    const fingerprint = `${facts.version}|${facts.kernel}|${criu}|${method}|${checkpointSetting(this.engines.row(server).options)}`
+    const kept = this.store.load(server)
+    if (!fresh && kept?.fingerprint === fingerprint) return kept
+    const f = await within(
+      this.runner(server).fields(['probe-memory', method, String(PROBE_DUMP_LIMIT_S)], 'the memory-pause test'),
+      PROBE_ANSWER_MS + 3000,
+      () => new Map([['dump', [`fail ${server} did not answer the memory-pause test within ${(PROBE_ANSWER_MS + 3000) / 1000} s`]]]),
+    )
+    const found = readProbe(server, method, f)
+    // a rate learnt from real pauses outlives a new test of the same machine
+    const dumpMiBps = found.available && kept?.available && kept.dumpMiBps && kept.fingerprint === fingerprint ? kept.dumpMiBps : found.dumpMiBps
+    const record: ProbeRecord = { ...found, dumpMiBps, fingerprint, probedAt: new Date().toISOString() }
+    this.store.save(server, record)
+    if (kept?.available !== record.available || kept?.note !== record.note) this.onAbility(server)
+    return record
+  }
+
+  /** What the last test found, without testing (null before the first). */
+  known(server: string): ProbeRecord | null {
+    return this.store.load(server)
+  }
+
+  /** A pause measured its dump: the server's rate follows it. */
+  recordDump(server: string, ms: number, bytes: number): void {
+    const kept = this.store.load(server)
+    if (kept?.available) this.store.save(server, refineRate(kept, ms, bytes))
+  }
+
+  async support(server: string, opts: { quick?: boolean; waitMs?: number } = {}): Promise<CheckpointSupport> {
+    const a = await this.ability(server, opts)
+    if (!a.available) return { memory: false, method: null, reason: a.note }
+    const method = a.how === 'none' ? 'docker' : a.how
+    return { memory: true, method, reason: method === 'docker' ? `using Docker's slower checkpoint path on ${server}` : null }
   }
 
   async create(server: string, containerId: string, name: string, method?: CheckpointMethod): Promise<CheckpointLocation> {

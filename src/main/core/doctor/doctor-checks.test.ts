@@ -21,6 +21,6 @@ describe("doctor's checks, when what they ask does not answer", () => {
       throw new Error('server local is unreachable: no Docker engine answers on /var/run/docker.sock')
     })
     expect(r).toMatchObject({ status: 'warn', problem: 'unknown', summary: 'server local is unreachable: no Docker engine answers on /var/run/docker.sock' })
-    expect((await memoryPauseCheck('local', async () => ({ available: false, how: 'none', note: 'the Docker engine on local does not run in experimental mode' }))).problem).toBe('unavailable')
+    expect((await memoryPauseCheck('local', async () => ({ available: false, how: 'none', note: 'the Docker engine on local does not run in experimental mode', probedAt: null, dumpMiBps: null }))).problem).toBe('unavailable')
   })
 })

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { CallResult } from '../../../shared/contract'
-import type { DoctorCheck, MemoryPause } from '../../../shared/contract/doctor'
+import type { DoctorCheck } from '../../../shared/contract/doctor'
+import type { MemoryPause } from '../../../shared/models'
 import { DOCTOR_CHECKS, type DoctorCheckId, type DoctorProblemKey } from '../../../shared/doctor'
 import { within } from '../deadline'
 import type { EngineChoice } from '../engines/docker-endpoint'
@@ -60,7 +61,7 @@ export async function engineCheck(choice: EngineChoice, engine: Engine, client?:
 export async function memoryPauseCheck(server: string, memoryPause: (server: string) => Promise<MemoryPause>): Promise<DoctorCheck> {
   let m: MemoryPause
   try {
-    m = await answer(memoryPause(server), `the engine of ${server}`, 10_000)
+    m = await answer(memoryPause(server), `the engine of ${server}`, 15_000)
   } catch (e) {
     return problem('memory-pause', 'unknown', (e as Error).message, { server })
   }

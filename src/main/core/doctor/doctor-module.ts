@@ -27,7 +27,8 @@ export function installDoctor(core: Core): void {
         const routes = contract(core, 'routes.info', {})
         const checks: DoctorCheck[] = await Promise.all([
           engineCheck(core.localEngine, local, a.client),
-          memoryPauseCheck('local', (server) => contract(core, 'server.memoryPause', { name: server })),
+          // what the memory-pause test of the engine found (it runs now if it never did)
+          memoryPauseCheck('local', (server) => core.checkpoints.ability(server, { waitMs: 14_000 })),
           sleepHookCheck(process.platform, existsSync),
           serversCheck(core.servers.list().filter((s) => s.kind === 'ssh').map((s) => ({ name: s.name, engine: () => core.engines.get(s.name) }))),
         ])

@@ -1,7 +1,7 @@
 // Follows a server job to its end, reconnecting after a dropped connection: the job goes on on the
 // server meanwhile, and following again from the last line seen skips nothing and repeats nothing.
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import type { JobLine, JobOutcome } from '../checkpoints/server-runner'
+import { mergeOutcomes, type JobLine, type JobOutcome } from '../engines/server-script/job-protocol'
 
 export interface FollowDeps {
   checkpoints: Checkpoints
@@ -22,9 +22,10 @@ export async function followJob(
   launch: string[] | null,
   onLine: (l: JobLine) => void,
   retry = true,
+  limitSeconds?: number,
 ): Promise<JobOutcome> {
   const runner = d.checkpoints.runner(server)
-  let o = launch ? await runner.start(job, launch, onLine) : await runner.follow(job, 0, onLine)
+  let o = launch ? await runner.start(job, launch, onLine, limitSeconds ? { limitSeconds } : {}) : await runner.follow(job, 0, onLine)
   if (o.followed || !retry) return o
   d.note('connection-lost', { server, job, reason: o.reason ?? null })
   const deadline = Date.now() + d.reconnectMs
@@ -38,19 +39,4 @@ export async function followJob(
   }
   if (o.followed) d.note('connection-restored', { server, job })
   return o
-}
-
-export function mergeOutcomes(a: JobOutcome, b: JobOutcome): JobOutcome {
-  return {
-    followed: b.followed,
-    rc: b.rc,
-    gone: b.gone,
-    result: b.result ?? a.result,
-    error: b.error ?? a.error,
-    notes: [...a.notes, ...b.notes],
-    fallback: b.fallback ?? a.fallback,
-    stages: { ...a.stages, ...b.stages },
-    lines: b.lines,
-    reason: b.reason,
-  }
 }

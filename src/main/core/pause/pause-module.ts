@@ -2,14 +2,15 @@
 // the reconciliation on the next contact with a server, and the hooks other verbs go through.
 import { BerthError } from '../../../shared/errors'
 import type { Core } from '../core'
-import { Checkpoints } from '../checkpoints/checkpoints'
 import { LIVE } from '../sessions/lifecycle'
+import { lidCloseDeadlineMs, sleepWindow } from '../settings/sleep-window'
+import { MeterRepo } from '../store/meter-repo'
 import { PausesRepo } from '../store/pauses-repo'
 import { PauseService } from './pause-service'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
-  const checkpoints = new Checkpoints(core.engines, core.homeId)
+  const checkpoints = core.checkpoints
   const service = new PauseService({
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
@@ -19,6 +20,8 @@ export function installPause(core: Core): PauseService {
     bus: core.bus,
     pauses,
     checkpoints,
+    meter: new MeterRepo(core.db),
+    lidCloseDeadlineMs: async () => lidCloseDeadlineMs(core.settings.get().pauseDeadlineSeconds, await sleepWindow()),
   })
 
   core.recovery.register('pausing', (row) => service.reconcile(row))
@@ -38,14 +41,29 @@ export function installPause(core: Core): PauseService {
   core.use(
     {
       start() {
-        // and, failing any contact, a try every minute while something is left mid-way
-        timer = setInterval(() => void service.reconcileAll().catch(() => undefined), 60_000)
+        // what the laptop's engine can do is known before the lid first closes (a test that still
+        // holds is not run again)
+        void checkpoints.ability('local').catch(() => undefined)
+        // and, failing any contact, a try every minute while something is left mid-way; this one also
+        // writes the memory of sessions a lid-close pause left frozen
+        timer = setInterval(() => void service.reconcileAll({ complete: true }).catch(() => undefined), 60_000)
         timer.unref()
-        // the next contact with a server reconciles what a dropped connection left mid-way
+        // the next contact with a server reconciles what a dropped connection left mid-way, and tests
+        // the server again (a reconnect may be a restarted machine)
+        // (any news of a connected server is a contact, `server test` included; at most one pass per
+        // server every few seconds)
+        const seen = new Map<string, string>()
+        const lastPass = new Map<string, number>()
         unsubscribe = core.bus.onContract((name, payload) => {
           if (name !== 'server.changed') return
           const s = payload as { name: string; state: string }
-          if (s.state === 'connected') void service.reconcileServer(s.name).catch(() => undefined)
+          const was = seen.get(s.name)
+          seen.set(s.name, s.state)
+          if (s.state !== 'connected') return
+          if (was !== undefined && was !== 'connected') void checkpoints.ability(s.name, { fresh: true }).catch(() => undefined)
+          if (Date.now() - (lastPass.get(s.name) ?? 0) < 5000) return
+          lastPass.set(s.name, Date.now())
+          void service.reconcileServer(s.name, { complete: true }).catch(() => undefined)
         })
         // pauses that were not durable yet when Berth stopped
         void service.reconcileAll().catch(() => undefined)
@@ -57,8 +75,9 @@ export function installPause(core: Core): PauseService {
       },
     },
     {
-      'session.pause': (a) => service.pause(a.id, { wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
-      'session.pauseAll': (a) => service.pauseAll({ wait: a.wait, memory: a.memory, by: 'user', op: a.op }),
+      'session.pause': (a) => service.pause(a.id, { wait: a.wait, memory: a.memory, by: 'user', op: a.op, deadlineMs: a.deadlineSeconds ? a.deadlineSeconds * 1000 : undefined }),
+      'session.pauseAll': (a) =>
+        service.pauseAll({ wait: a.wait, memory: a.memory, by: 'user', op: a.op, deadlineMs: a.deadlineSeconds ? a.deadlineSeconds * 1000 : undefined, overflow: 'frozen' }),
       'session.resume': (a) => service.resume(a.id, { cause: 'user', op: a.op }),
       'session.configure': (a) => {
         const row = core.sessions.resolve(a.id)
@@ -72,10 +91,6 @@ export function installPause(core: Core): PauseService {
         return core.sessions.toModel(next ?? core.sessions.resolve(row.id))
       },
       'session.events': (a) => core.eventsRepo.forSession(core.sessions.resolve(a.id).id, a.limit ?? 200),
-      'server.memoryPause': async (a) => {
-        const s = await checkpoints.support(a.name)
-        return { available: s.memory, how: s.memory ? (s.method ?? 'docker') : 'none', note: s.reason }
-      },
       'server.setCheckpoint': (a) => {
         const row = core.engines.row(a.name)
         const options = { ...row.options }

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { shq } from '../engines/engine'
+import { LOGIND_DROP_IN, neededWindowSeconds } from '../settings/sleep-window'
 
 export type HookPlatform = 'linux' | 'darwin'
 export const HOOK_MARK = '# berth-sleep-hook'
@@ -24,6 +25,8 @@ export interface HookTarget {
 export interface HookFile {
   path: string
   content: string
+  /** 0755 (a script, the default) or 0644 (a configuration file) */
+  mode?: number
 }
 
 /**
@@ -88,13 +91,28 @@ export function hookFiles(t: HookTarget): HookFile[] {
   ]
 }
 
+/** The drop-in that gives logind's delay inhibitors (Berth's pause) NEED_MS and a margin. */
+export function logindDropIn(needMs: number, path = LOGIND_DROP_IN): HookFile {
+  const seconds = neededWindowSeconds(needMs)
+  return {
+    path,
+    mode: 0o644,
+    content: `${HOOK_MARK}: written by \`berth power install-hook --logind\`.
+# logind waits this long for Berth to pause the sessions before the machine sleeps (its default is
+# 5 s); the running sessions needed about ${(needMs / 1000).toFixed(1)} s when this was written.
+[Login]
+InhibitDelayMaxSec=${seconds}
+`,
+  }
+}
+
 /** Writes the files atomically, executable. */
 export function writeHookFiles(files: HookFile[]): void {
   for (const f of files) {
     mkdirSync(join(f.path, '..'), { recursive: true })
     const tmp = `${f.path}.berth-${process.pid}.tmp`
-    writeFileSync(tmp, f.content, { mode: 0o755 })
-    chmodSync(tmp, 0o755)
+    writeFileSync(tmp, f.content, { mode: f.mode ?? 0o755 })
+    chmodSync(tmp, f.mode ?? 0o755)
     renameSync(tmp, f.path)
   }
 }

@@ -3,6 +3,8 @@
 import type { CallResult } from '../../../shared/contract'
 import type { HostKeyProbe, Server, ServerTest } from '../../../shared/models'
 import { BerthError } from '../../../shared/errors'
+import type { Checkpoints } from '../checkpoints/checkpoints'
+import { memoryPauseOf, PROBE_ANSWER_MS } from '../checkpoints/criu-probe'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { HostKey, KnownHosts } from '../engines/known-hosts'
 import { SshConnection } from '../engines/ssh-connection'
@@ -29,6 +31,7 @@ export class ServerService {
     private readonly knownHosts: KnownHosts,
     private readonly changed: (s: Server) => void,
     private readonly homeId: string,
+    private readonly checkpoints: Checkpoints,
   ) {}
 
   toModel(row: ServerRow): Server {
@@ -44,7 +47,14 @@ export class ServerService {
       ratePerHour: row.ratePerHour,
       state,
       createdAt: row.createdAt,
+      memoryPause: row.memoryProbe ? memoryPauseOf(row.memoryProbe as unknown as Parameters<typeof memoryPauseOf>[0]) : null,
     }
+  }
+
+  show(name: string): Server {
+    const row = this.servers.get(name)
+    if (!row) throw new BerthError('not_found', `server not found: ${name}`)
+    return this.toModel(row)
   }
 
   list(): Server[] {
@@ -113,7 +123,9 @@ export class ServerService {
     }
     this.engines.adopt(args.name, engine)
     const row = this.servers.insert({ name: args.name, kind: 'ssh', url, identity: args.identity ?? null, hostKeyFingerprint: probe.fingerprint, ratePerHour: 0, options })
-    const model = this.toModel(row)
+    // a new server is tested at once: whether it can pause with memory is known before the lid closes
+    await this.checkpoints.ability(args.name, { fresh: true, waitMs: PROBE_ANSWER_MS + 2000 }).catch(() => undefined)
+    const model = this.toModel(this.servers.get(args.name) ?? row)
     this.changed(model)
     return { ...model, hostKeyTrust: trust }
   }
@@ -192,6 +204,7 @@ export class ServerService {
       times.push(performance.now() - t0)
     }
     times.sort((a, b) => a - b)
+    const memoryPause = await this.checkpoints.ability(name, { fresh: true })
     const row = this.engines.row(name)
     this.changed(this.toModel(row))
     return {
@@ -202,6 +215,7 @@ export class ServerService {
       checkpoint: facts.experimental && row.options.checkpoint !== false,
       os: facts.os,
       kernel: facts.kernel,
+      memoryPause,
     }
   }
 }

@@ -8,7 +8,7 @@ import type { Engine } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { ProgressReporter } from '../progress'
 import { newRouteId, newSessionId } from '../routes/route-names'
-import { ensureImage } from '../snapshots/image-carrier'
+import { ensureImage } from '../engines/image-carrier'
 import { nowIso } from '../store/database'
 import type { ServersRepo } from '../store/servers-repo'
 import type { SessionRow, SessionsRepo, SessionSummaryRow } from '../store/sessions-repo'
@@ -168,7 +168,7 @@ export class SessionService {
     const progress = new ProgressReporter((p) => this.bus.emit('progress', p), { op: input.op, sessionId: id, server: serverName })
     let containerId: string | null = null
     try {
-      await ensureImage({ target: engine, ref: input.image, candidates: () => this.candidates(), progress })
+      await ensureImage({ target: engine, ref: input.image, homeId: this.homeId, candidates: () => this.candidates(), progress })
       progress.stage('create', `creating the container on ${serverName}`)
       await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
       const container = await engine.docker.createContainer(

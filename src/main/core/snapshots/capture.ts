@@ -53,7 +53,7 @@ export async function captureDisk(engine: Engine, homeId: string, row: SessionRo
       volume: names.volume,
       labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: names.snapshotId },
     })
-    const volumeBytes = await copyWorkspace(engine, row.containerId ?? containerName(row.id), helper)
+    const volumeBytes = await copyWorkspace(engine, homeId, row.containerId ?? containerName(row.id), helper)
     return { imageRef: names.image, volumeRef: names.volume, layerBytes: info.SizeRw ?? 0, volumeBytes }
   } catch (e) {
     if (helper) await removeContainer(engine, helper).catch(() => undefined)

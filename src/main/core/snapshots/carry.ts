@@ -14,7 +14,7 @@ import type { ProgressReporter } from '../progress'
 import { containerSpec, volumeName } from '../sessions/container-spec'
 import { ensureWorkspaceVolume, removeSessionContainer } from '../sessions/session-container'
 import type { SessionRow } from '../store/sessions-repo'
-import { carryImage, imageLayers, layersOn } from './image-carrier'
+import { carryImage, imageLayers, layersOn } from '../engines/image-carrier'
 import { tagForSession } from './restore'
 import { removeVolume } from './server-steps'
 import { streamParts, type Part, type StagedPart, type Transfer } from './transfer'
@@ -65,7 +65,7 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
   const sourceId = (await source.docker.getImage(req.image).inspect()).Id
   if (await imageLayers(target, sourceId)) layersSkipped = layers.length
   else {
-    const carried = await carryImage({ source, target, ref: sourceId, progress, have: await layersOn(target) })
+    const carried = await carryImage({ source, target, ref: sourceId, homeId: req.homeId, progress, have: await layersOn(target) })
     bytes += carried.bytes
     layersSent = carried.layersSent
     layersSkipped = carried.layersSkipped

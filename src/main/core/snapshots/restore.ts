@@ -54,7 +54,7 @@ export async function fillWorkspaceFromSnapshot(engine: Engine, homeId: string, 
     labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: snapshot.id },
   })
   try {
-    await copyWorkspace(engine, helper, into)
+    await copyWorkspace(engine, homeId, helper, into)
   } finally {
     await removeContainer(engine, helper).catch(() => undefined)
   }

@@ -101,7 +101,7 @@ export class Sealer {
       if (!row || row.state !== 'running') return null
       try {
         const snap = await this.svc.capture(row, { reason: 'seal', freeze: false })
-        await syncServer(this.svc.ctx.engines.get(row.server))
+        await syncServer(this.svc.ctx.engines.get(row.server), this.svc.ctx.homeId)
         const cur = this.svc.ctx.sessionsRepo.get(sessionId)
         if (cur) {
           this.svc.ctx.sessionsRepo.patch(sessionId, { savedAt: snap.createdAt }, nowIso())

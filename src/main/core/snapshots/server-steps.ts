@@ -1,31 +1,17 @@
-// Steps that run on a session's server with its own docker CLI, so the bytes never leave the server
-// (copying a workspace volume, making a never-started helper container). `docker cp` needs no tool
-// inside the image: the engine itself reads and writes the container's mounts.
-import { BerthError, oneSentence } from '../../../shared/errors'
-import { runShell, shq, type Engine } from '../engines/engine'
-
-/** Runs a script on the server; a failure becomes one sentence naming what failed. */
-export async function shellOk(engine: Engine, script: string, what: string): Promise<string> {
-  const r = await runShell(engine, `set -e\n${script}`)
-  if (r.code !== 0) throw new BerthError('internal', `${what} failed on ${engine.name}: ${oneSentence(r.stderr || r.stdout || `exit ${r.code}`)}`)
-  return r.stdout
-}
+// Steps that run on a session's server with its own docker CLI (through the server script), so the
+// bytes never leave the server (copying a workspace volume, making a never-started helper
+// container). `docker cp` needs no tool inside the image: the engine itself reads and writes the
+// container's mounts.
+import { BerthError } from '../../../shared/errors'
+import type { Engine } from '../engines/engine'
+import { runnerFor } from '../engines/server-script/server-runner'
 
 /**
  * Copies /workspace of one container into /workspace of another on the same engine, keeping owners
  * and modes. Either side may be stopped or never started. Returns the bytes copied (tar size).
  */
-export async function copyWorkspace(engine: Engine, from: string, to: string): Promise<number> {
-  const out = await shellOk(
-    engine,
-    `T=$(mktemp -d "\${TMPDIR:-/tmp}/berth-ws.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-docker cp ${shq(`${from}:/workspace`)} - > "$T/ws.tar"
-wc -c < "$T/ws.tar"
-docker cp -a - ${shq(`${to}:/`)} < "$T/ws.tar"`,
-    'copying the workspace',
-  )
-  return Number(out.trim().split('\n').pop() ?? 0) || 0
+export async function copyWorkspace(engine: Engine, homeId: string, from: string, to: string): Promise<number> {
+  return Number(await runnerFor(engine, homeId).field(['copy-workspace', from, to], 'bytes', 'copying the workspace')) || 0
 }
 
 /** A never-started container with `volume` at /workspace, to copy a volume in or out. */
@@ -85,6 +71,6 @@ export async function volumeExists(engine: Engine, name: string): Promise<boolea
 }
 
 /** Flushes the server's file systems, so what was just written survives a power cut. */
-export async function syncServer(engine: Engine): Promise<void> {
-  await runShell(engine, 'sync').catch(() => undefined)
+export async function syncServer(engine: Engine, homeId: string): Promise<void> {
+  await runnerFor(engine, homeId).run(['sync-all']).catch(() => undefined)
 }

@@ -7,9 +7,9 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import { runShell, shq, type Engine } from '../engines/engine'
+import type { Engine } from '../engines/engine'
+import { runnerFor } from '../engines/server-script/server-runner'
 import type { ProgressReporter } from '../progress'
-import { shellOk } from './server-steps'
 
 /** A part staged without the root helper: a container's /workspace, through the docker CLI. */
 export interface Part {
@@ -33,23 +33,14 @@ export interface RelayStats {
 
 /** The folder a transfer keeps its parts in on a server (the ssh user's state folder). */
 export class TransferStage {
-  private readonly roots = new Map<string, Promise<string>>()
-
   constructor(private readonly homeId: string) {}
 
   async dir(engine: Engine, key: string): Promise<string> {
-    let root = this.roots.get(engine.name)
-    if (!root) {
-      root = shellOk(engine, `printf '%s' "\${XDG_STATE_HOME:-$HOME/.local/state}/berth/${this.homeId}/xfer"`, 'finding the transfer folder').then((s) => s.trim())
-      root.catch(() => this.roots.delete(engine.name))
-      this.roots.set(engine.name, root)
-    }
-    return `${await root}/${key}`
+    return await runnerFor(engine, this.homeId).field(['xfer-dir', key], 'dir', 'finding the transfer folder')
   }
 
   async remove(engine: Engine, key: string): Promise<void> {
-    const dir = await this.dir(engine, key)
-    await runShell(engine, `rm -rf ${shq(dir)}`).catch(() => undefined)
+    await runnerFor(engine, this.homeId).run(['xfer-remove', key]).catch(() => undefined)
   }
 }
 
@@ -59,7 +50,7 @@ export class Transfer {
 
   constructor(
     readonly checkpoints: Checkpoints,
-    homeId: string,
+    private readonly homeId: string,
   ) {
     this.stage = new TransferStage(homeId)
   }
@@ -82,19 +73,17 @@ export class Transfer {
   async pack(engine: Engine, key: string, part: Part, file: string): Promise<StagedPart> {
     const path = `${await this.stage.dir(engine, key)}/${file}`
     // the engine itself reads the container's /workspace (a tar with workspace/ inside)
-    const out = await shellOk(
-      engine,
-      `F=${shq(path)}
-if [ ! -f "$F" ]; then mkdir -p "\${F%/*}"; docker cp ${shq(`${part.what}:/workspace`)} - > "$F.tmp" && mv "$F.tmp" "$F"; fi
-wc -c < "$F"`,
-      'staging the workspace',
-    )
-    return { part, file: path, bytes: Number(out.trim()) }
+    const bytes = await this.runner(engine).field(['part-pack', path, part.what], 'bytes', 'staging the workspace')
+    return { part, file: path, bytes: Number(bytes) }
   }
 
   /** Applies a staged part on the target. */
   async unpack(engine: Engine, part: Part, file: string): Promise<void> {
-    await shellOk(engine, `docker cp -a - ${shq(`${part.what}:/`)} < ${shq(file)}`, 'unpacking the workspace')
+    await this.runner(engine).fields(['part-unpack', file, part.what], 'unpacking the workspace')
+  }
+
+  private runner(engine: Engine) {
+    return runnerFor(engine, this.homeId)
   }
 
   /**
@@ -102,21 +91,13 @@ wc -c < "$F"`,
    * target's partial file grows until it is whole. A cut connection throws and keeps what arrived.
    */
   async relay(source: Engine, staged: StagedPart, target: Engine, targetFile: string, progress?: ProgressReporter, label: string = staged.part.kind, offset = 0, total = staged.bytes): Promise<RelayStats> {
-    const have = Number(
-      (
-        await shellOk(
-          target,
-          `F=${shq(targetFile)}; mkdir -p "\${F%/*}"; if [ -f "$F" ]; then n=$(wc -c < "$F"); if [ "$n" -gt ${staged.bytes} ]; then rm -f "$F"; n=0; fi; echo "$n"; else echo 0; fi`,
-          'checking what the target has',
-        )
-      ).trim(),
-    )
+    const have = Number(await this.runner(target).field(['part-have', targetFile, String(staged.bytes)], 'have', 'checking what the target has'))
     if (have === staged.bytes) return { sent: 0, resumed: have }
     // the receiving end first: a local source that exits before anyone reads it loses its output
-    const dst = await target.shell(`cat >> ${shq(targetFile)}`)
+    const dst = await this.runner(target).stream(['part-append', targetFile])
     let src
     try {
-      src = await source.shell(`tail -c +${have + 1} ${shq(staged.file)}`)
+      src = await this.runner(source).stream(['part-read', staged.file, String(have)])
     } catch (e) {
       dst.kill()
       throw e
@@ -146,7 +127,7 @@ wc -c < "$F"`,
     if (srcCode !== 0 || dstCode !== 0) {
       throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)))
     }
-    const size = Number((await shellOk(target, `wc -c < ${shq(targetFile)}`, 'checking the received part')).trim())
+    const size = Number(await this.runner(target).field(['part-size', targetFile], 'bytes', 'checking the received part'))
     if (size !== staged.bytes) throw cut(source, target, label, new Error(`${size} of ${staged.bytes} bytes arrived`))
     return { sent, resumed: have }
   }

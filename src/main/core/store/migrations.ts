@@ -136,6 +136,11 @@ export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    // what a server's memory-pause test found (criu-probe.ts), JSON; NULL until it ran
+    version: 11,
+    sql: `ALTER TABLE servers ADD COLUMN memory_probe TEXT;`,
+  },
   ...snapshotMigrations,
   ...routesMigrations,
 ]

@@ -11,6 +11,8 @@ export interface ServerRow {
   ratePerHour: number
   options: Record<string, unknown>
   createdAt: string
+  /** what the memory-pause test found (checkpoints/criu-probe.ts), or null before it ran */
+  memoryProbe: Record<string, unknown> | null
 }
 
 interface Raw {
@@ -22,6 +24,7 @@ interface Raw {
   rate_per_hour: number
   options: string
   created_at: string
+  memory_probe: string | null
 }
 
 const fromRaw = (r: Raw): ServerRow => ({
@@ -33,6 +36,7 @@ const fromRaw = (r: Raw): ServerRow => ({
   ratePerHour: r.rate_per_hour,
   options: JSON.parse(r.options) as Record<string, unknown>,
   createdAt: r.created_at,
+  memoryProbe: r.memory_probe ? (JSON.parse(r.memory_probe) as Record<string, unknown>) : null,
 })
 
 export class ServersRepo {
@@ -47,14 +51,18 @@ export class ServersRepo {
     return r && fromRaw(r)
   }
 
-  insert(s: Omit<ServerRow, 'createdAt'>): ServerRow {
+  insert(s: Omit<ServerRow, 'createdAt' | 'memoryProbe'>): ServerRow {
     const createdAt = nowIso()
     this.db
       .prepare(
         'INSERT INTO servers(name, kind, url, identity, host_key_fp, rate_per_hour, options, created_at) VALUES (?,?,?,?,?,?,?,?)',
       )
       .run(s.name, s.kind, s.url, s.identity, s.hostKeyFingerprint, s.ratePerHour, JSON.stringify(s.options), createdAt)
-    return { ...s, createdAt }
+    return { ...s, createdAt, memoryProbe: null }
+  }
+
+  setMemoryProbe(name: string, probe: Record<string, unknown> | null): void {
+    prepared(this.db, 'UPDATE servers SET memory_probe = ? WHERE name = ?').run(probe ? JSON.stringify(probe) : null, name)
   }
 
   update(name: string, patch: Partial<Pick<ServerRow, 'url' | 'ratePerHour' | 'options' | 'identity'>>): void {

@@ -10,7 +10,7 @@ describe('the servers store', () => {
       .handle('server.list', () => [local])
       .handle('server.probe', (a) => ({ url: a.url, keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc', known: false }))
       .handle('server.add', () => ({ ...office, hostKeyTrust: 'its host key SHA256:abc is the one you confirmed' }))
-      .handle('server.test', (a) => ({ name: a.name, version: '20.10', apiVersion: '1.41', rttMs: 1.2, checkpoint: true, os: 'Debian', kernel: '6.1' }))
+      .handle('server.test', (a) => ({ name: a.name, version: '20.10', apiVersion: '1.41', rttMs: 1.2, checkpoint: true, os: 'Debian', kernel: '6.1', memoryPause: { available: true, how: 'fast' as const, note: 'memory pauses work', probedAt: '2025-01-01T00:00:00Z', dumpMiBps: 300 } }))
     const store = createServersStore(client)
     await store.getState().load()
     const draft = { name: 'office', url: 'ssh://office@10.0.0.2:22', identity: '' }

@@ -11,7 +11,7 @@ export function bootApp(client: FakeClient, hash = '#/sessions'): AppStores {
   client
     .handle('server.list', () => [localServer])
     .handle('settings.get', () => DEFAULT_SETTINGS)
-    .handle('server.test', (a) => ({ name: a.name, version: '20.10.24', apiVersion: '1.41', rttMs: 0.8, checkpoint: true, os: 'Debian', kernel: '6.1' }))
+    .handle('server.test', (a) => ({ name: a.name, version: '20.10.24', apiVersion: '1.41', rttMs: 0.8, checkpoint: true, os: 'Debian', kernel: '6.1', memoryPause: { available: true, how: 'fast' as const, note: 'memory pauses work', probedAt: '2025-01-01T00:00:00Z', dumpMiBps: 300 } }))
   const stores = createAppStores(client, window)
   render(<App stores={stores} />)
   return stores

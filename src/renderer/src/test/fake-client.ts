@@ -79,7 +79,7 @@ export class FakeClient implements Client {
 }
 
 /** The laptop's own engine, as the core lists it. */
-export const localServer: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', alias: null, identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z' }
+export const localServer: Server = { name: 'local', kind: 'local', url: 'unix:///var/run/docker.sock', alias: null, identity: null, hostKeyFingerprint: null, ratePerHour: 0, state: 'connected', createdAt: '2025-01-01T00:00:00Z', memoryPause: null }
 
 let n = 0
 export function session(over: Partial<Session> = {}): Session {

@@ -13,8 +13,21 @@ function Health({ name }: { name: string }) {
   return (
     <span title={`Docker ${h.test.version} (API ${h.test.apiVersion}) on ${h.test.os}, kernel ${h.test.kernel}`}>
       {h.test.rttMs.toFixed(h.test.rttMs < 10 ? 2 : 0)} ms · Docker {h.test.version}
-      {h.test.checkpoint ? ' · memory pause' : ' · disk pause only'}
     </span>
+  )
+}
+
+/** Whether the server pauses with memory, as its last test found, and why not. */
+function MemoryPauseCell({ m }: { m: Server['memoryPause'] }) {
+  if (!m) return <span className="muted">not tested yet</span>
+  return (
+    <div>
+      <span className={`badge ${m.available ? 'state-running' : 'state-paused'}`}>{m.available ? `memory (${m.how})` : 'freezes instead'}</span>
+      <div className="sub">
+        {m.available && m.dumpMiBps ? `about ${Math.round(m.dumpMiBps)} MiB/s · ` : ''}
+        {m.note}
+      </div>
+    </div>
   )
 }
 
@@ -66,6 +79,7 @@ export function ServersScreen() {
             <th>Address</th>
             <th>State</th>
             <th>Round trip</th>
+            <th>Memory pause</th>
             <th>Host key</th>
             <th>
               <span className="visually-hidden">Actions</span>
@@ -85,6 +99,9 @@ export function ServersScreen() {
               </td>
               <td>
                 <Health name={s.name} />
+              </td>
+              <td>
+                <MemoryPauseCell m={s.memoryPause} />
               </td>
               <td className="fp">{s.hostKeyFingerprint ?? '–'}</td>
               <td className="actions">

@@ -38,11 +38,16 @@ export function SettingsScreen() {
   const servers = useServers((s) => s.list)
   const [saveError, setSaveError] = useState<unknown>(null)
   const [routes, setRoutes] = useState<CallResult<'routes.info'> | null>(null)
+  const [power, setPower] = useState<CallResult<'power.doctor'> | null>(null)
 
   useEffect(() => {
     void stores.settings.getState().load()
     stores.client.call('routes.info', {}).then(setRoutes, () => setRoutes(null))
   }, [stores, value?.gatewayPort, value?.previewPort])
+
+  useEffect(() => {
+    stores.client.call('power.doctor', {}).then(setPower, () => setPower(null))
+  }, [stores, value?.pauseDeadlineSeconds, value?.onSleep])
 
   const writeSshConfig = async () => {
     try {
@@ -99,6 +104,25 @@ export function SettingsScreen() {
               <small>Sessions you paused yourself stay paused.</small>
             </span>
           </label>
+          {power && (
+            <div className="field" data-testid="sleep-window">
+              <span>
+                Sleep window: {power.window.seconds === null ? 'none' : `${power.window.seconds} s`} · the running sessions need {(power.needMs / 1000).toFixed(1)} s
+                {power.fits === false ? ' · too short' : power.fits ? ' · fits' : ''}
+              </span>
+              <span className="hint">
+                {power.window.note}. {power.advice}.
+              </span>
+            </div>
+          )}
+          <NumberSetting
+            label="Seconds a pause before sleep may take (0: the sleep window)"
+            hint="Past it, sessions whose memory is not written yet stay frozen (their memory survives sleep) and are written after wake."
+            value={value.pauseDeadlineSeconds ?? 0}
+            min={0}
+            max={3600}
+            onSave={(v) => save({ pauseDeadlineSeconds: v === 0 ? null : v })}
+          />
           <NumberSetting label="Idle minutes before a session pauses itself" hint="No typing, no ssh traffic, no command running through Berth; 0 turns it off." value={value.idleAfterSeconds} scale={60} min={0} max={7 * 24 * 60} onSave={(v) => save({ idleAfterSeconds: v })} />
         </fieldset>
         <fieldset>

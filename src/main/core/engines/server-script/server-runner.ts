@@ -1,63 +1,14 @@
 // Runs the server script (server-script.ts) on an engine: attached for short steps, or as a detached
 // job whose status file the core follows, so the work finishes on the server whatever happens to the
 // laptop's connection, and can be followed again after a drop or a crash.
-import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
-import { shq, type Engine, type ShellResult } from '../engines/engine'
+import { BerthError, oneSentence, reasonOf, type ErrorCode } from '../../../../shared/errors'
+import { shq, type Engine, type ShellProcess, type ShellResult } from '../engine'
+import { emptyOutcome, parseFields, parseJobLine, takeLine, type JobLine, type JobOutcome } from './job-protocol'
 import { SERVER_SCRIPT, SERVER_SCRIPT_HASH } from './server-script'
 
-/** One line of a job's status file, parsed. */
-export type JobLine =
-  | { kind: 'stage'; stage: string; ms: number; arg: string | undefined }
-  | { kind: 'note'; text: string }
-  | { kind: 'fallback'; text: string }
-  | { kind: 'result'; value: Record<string, unknown> }
-  | { kind: 'error'; text: string }
-
-export interface JobOutcome {
-  /** false: we lost sight of the job (the connection dropped); it may still be running on the server */
-  followed: boolean
-  /** the job's exit code; null when the job died without finishing (a reboot) or never existed */
-  rc: number | null
-  /** 'missing': no such job on the server; 'lost': it stopped without finishing */
-  gone?: 'missing' | 'lost'
-  result: Record<string, unknown> | undefined
-  error: string | undefined
-  notes: string[]
-  fallback: string | undefined
-  stages: Record<string, number>
-  /** status lines seen so far: following again from here skips nothing and repeats nothing */
-  lines: number
-  /** why following stopped, when followed is false */
-  reason?: string
-}
+export type { JobLine, JobOutcome } from './job-protocol'
 
 const MISSING_SCRIPT = 97
-
-export function parseJobLine(line: string): JobLine | undefined {
-  const sp = line.indexOf(' ')
-  const head = sp < 0 ? line : line.slice(0, sp)
-  const rest = sp < 0 ? '' : line.slice(sp + 1)
-  switch (head) {
-    case 'stage': {
-      const [stage, ms, arg] = rest.split(' ')
-      return stage ? { kind: 'stage', stage, ms: Number(ms) || 0, arg } : undefined
-    }
-    case 'note':
-      return { kind: 'note', text: rest }
-    case 'fallback':
-      return { kind: 'fallback', text: rest }
-    case 'error':
-      return { kind: 'error', text: rest }
-    case 'result':
-      try {
-        return { kind: 'result', value: JSON.parse(rest) as Record<string, unknown> }
-      } catch {
-        return { kind: 'error', text: `the server answered with a malformed result: ${rest.slice(0, 200)}` }
-      }
-    default:
-      return undefined
-  }
-}
 
 export class ServerRunner {
   private installed = false
@@ -104,7 +55,7 @@ export class ServerRunner {
    * Starts a command whose stdin and stdout the caller streams (a transfer's data): the script is
    * installed first, since an install would take the command's stdin.
    */
-  async stream(args: string[]): Promise<import('../engines/engine').ShellProcess> {
+  async stream(args: string[]): Promise<ShellProcess> {
     if (!this.installed) await this.run(['probe'])
     return await this.engine.shell(this.launcher(args, false), { env: { BERTH_HOME_ID: this.homeId } })
   }
@@ -117,25 +68,30 @@ export class ServerRunner {
   }
 
   /** Runs a command and returns its "key value" lines; fails with the script's error line. */
-  async fields(args: string[], what: string): Promise<Map<string, string[]>> {
+  async fields(args: string[], what: string, code: ErrorCode = 'internal'): Promise<Map<string, string[]>> {
     const r = await this.run(args)
-    const out = new Map<string, string[]>()
-    for (const line of r.stdout.split('\n')) {
-      const sp = line.indexOf(' ')
-      if (sp <= 0) continue
-      const k = line.slice(0, sp)
-      out.set(k, [...(out.get(k) ?? []), line.slice(sp + 1)])
-    }
+    const out = parseFields(r.stdout)
     if (r.code !== 0) {
       const reason = out.get('error')?.[0] ?? oneSentence(r.stderr || `exit ${r.code ?? 'on a dropped connection'}`)
-      throw new BerthError('internal', `${what} failed on ${this.engine.name}: ${reason}`)
+      throw new BerthError(r.code === null ? 'unreachable' : code, `${what} failed on ${this.engine.name}: ${reason}`)
     }
     return out
   }
 
-  /** Starts a detached job on the server and follows it, in one round trip. */
-  async start(job: string, args: string[], onLine: (l: JobLine) => void): Promise<JobOutcome> {
-    return await this.follow(job, 0, onLine, args)
+  /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing. */
+  async field(args: string[], key: string, what: string): Promise<string> {
+    const v = (await this.fields(args, what)).get(key)?.[0]
+    if (v === undefined) throw new BerthError('internal', `${what} on ${this.engine.name} gave no ${key}`)
+    return v
+  }
+
+  /**
+   * Starts a detached job on the server and follows it, in one round trip. With `limitSeconds`, the
+   * server ends the job (and everything it started) once it has run that long, laptop or not.
+   */
+  async start(job: string, args: string[], onLine: (l: JobLine) => void, opts: { limitSeconds?: number } = {}): Promise<JobOutcome> {
+    const limit = opts.limitSeconds ? ['--limit', String(Math.ceil(opts.limitSeconds))] : []
+    return await this.follow(job, 0, onLine, [...limit, ...args])
   }
 
   /**
@@ -143,26 +99,17 @@ export class ServerRunner {
    * (followed: false: the job goes on; follow again from `lines`). With `launch`, starts it first.
    */
   async follow(job: string, from: number, onLine: (l: JobLine) => void, launch?: string[]): Promise<JobOutcome> {
-    const o: JobOutcome = { followed: false, rc: null, result: undefined, error: undefined, notes: [], fallback: undefined, stages: {}, lines: from }
+    const o = emptyOutcome(from)
     let buf = ''
     let sawRc = false
-    const take = (line: string) => {
-      if (line.startsWith('rc ')) {
-        sawRc = true
-        const v = line.slice(3).trim()
-        if (v === 'missing' || v === 'lost') o.gone = v
-        else o.rc = Number(v)
+    const take = (raw: string) => {
+      const l = parseJobLine(raw)
+      if (!l) {
+        o.lines++
         return
       }
-      o.lines++
-      const l = parseJobLine(line)
-      if (!l) return
-      if (l.kind === 'stage') o.stages[l.stage] = l.ms
-      else if (l.kind === 'note') o.notes.push(l.text)
-      else if (l.kind === 'fallback') o.fallback = l.text
-      else if (l.kind === 'result') o.result = l.value
-      else if (l.kind === 'error') o.error = l.text
-      onLine(l)
+      if (takeLine(o, l)) sawRc = true
+      else onLine(l)
     }
     let r: { code: number | null; stderr: string }
     try {
@@ -190,4 +137,15 @@ export class ServerRunner {
   async forget(jobs: string[]): Promise<void> {
     if (jobs.length) await this.run(['forget', ...jobs]).catch(() => undefined)
   }
+}
+
+const runners = new WeakMap<Engine, Map<string, ServerRunner>>()
+
+/** The one runner of the server script for an engine and a Berth home (the script is installed once). */
+export function runnerFor(engine: Engine, homeId: string): ServerRunner {
+  let byHome = runners.get(engine)
+  if (!byHome) runners.set(engine, (byHome = new Map()))
+  let r = byHome.get(homeId)
+  if (!r) byHome.set(homeId, (r = new ServerRunner(engine, homeId)))
+  return r
 }

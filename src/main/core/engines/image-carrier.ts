@@ -4,8 +4,9 @@
 import { PassThrough, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { BerthError, oneSentence } from '../../../shared/errors'
-import { runShell, shq, type Engine } from '../engines/engine'
 import type { ProgressReporter } from '../progress'
+import type { Engine } from './engine'
+import { runnerFor } from './server-script/server-runner'
 
 export async function imageLayers(engine: Engine, ref: string): Promise<string[] | null> {
   try {
@@ -35,16 +36,9 @@ interface SavedImage {
 }
 
 /** Saves an image into a private folder on the source server; returns its manifest and entry sizes. */
-async function saveOnSource(source: Engine, ref: string): Promise<SavedImage> {
-  const script = `set -e
-T=$(mktemp -d "\${TMPDIR:-/tmp}/berth-carry.XXXXXX")
-docker save ${shq(ref)} | tar -x -C "$T" -f -
-echo "$T"
-cd "$T" && du -sk -- * | tr '\\t' ' '
-echo ---
-cat manifest.json`
-  const r = await runShell(source, script)
-  if (r.code !== 0) throw new BerthError('internal', `could not save ${ref} on ${source.name}: ${oneSentence(r.stderr || 'docker save failed')}`)
+async function saveOnSource(source: Engine, homeId: string, ref: string): Promise<SavedImage> {
+  const r = await runnerFor(source, homeId).run(['image-save', ref])
+  if (r.code !== 0) throw new BerthError('internal', `could not save ${ref} on ${source.name}: ${oneSentence(r.stdout.replace(/^error /, '') || r.stderr || 'docker save failed')}`)
   const [head, manifestText] = r.stdout.split('\n---\n')
   const lines = (head ?? '').trim().split('\n')
   const dir = lines.shift()!.trim()
@@ -70,15 +64,17 @@ export async function carryImage(opts: {
   source: Engine
   target: Engine
   ref: string
+  /** the Berth home whose folders on the source the archive goes through */
+  homeId: string
   progress?: ProgressReporter | undefined
   have?: Set<string>
 }): Promise<CarryResult> {
-  const { source, target, ref, progress } = opts
+  const { source, target, ref, progress, homeId } = opts
   const layers = await imageLayers(source, ref)
   if (!layers) throw new BerthError('not_found', `image not found on ${source.name}: ${ref}`)
   const have = opts.have ?? (await layersOn(target))
   progress?.stage('save', `saving ${ref} on ${source.name}`)
-  const saved = await saveOnSource(source, ref)
+  const saved = await saveOnSource(source, homeId, ref)
   try {
     const entry = saved.manifest[0]
     if (!entry || entry.Layers.length !== layers.length) {
@@ -91,7 +87,7 @@ export async function carryImage(opts: {
     const keep = [...saved.sizes.keys()].filter((name) => !skip.has(name))
     const total = keep.reduce((n, name) => n + (saved.sizes.get(name) ?? 0), 0)
     progress?.stage('send', `sending ${entry.Layers.length - skip.size} of ${entry.Layers.length} layers to ${target.name}`, total)
-    const tar = await source.shell(`cd ${shq(saved.dir)} && tar -c -f - -- ${keep.map(shq).join(' ')}`)
+    const tar = await runnerFor(source, homeId).stream(['image-send', saved.dir, ...keep])
     tar.stdin.end()
     let sent = 0
     const counter = new Transform({
@@ -116,7 +112,7 @@ export async function carryImage(opts: {
     progress?.done('send', `carried ${ref} to ${target.name}`, sent)
     return { bytes: sent, layersSent: entry.Layers.length - skip.size, layersSkipped: skip.size }
   } finally {
-    await runShell(source, `rm -rf ${shq(saved.dir)}`).catch(() => undefined)
+    await runnerFor(source, homeId).run(['image-saved-remove', saved.dir]).catch(() => undefined)
   }
 }
 
@@ -143,6 +139,7 @@ function loadError(output: string): string | null {
 export async function ensureImage(opts: {
   target: Engine
   ref: string
+  homeId: string
   candidates: () => Engine[]
   progress?: ProgressReporter | undefined
 }): Promise<CarryResult | null> {
@@ -151,7 +148,7 @@ export async function ensureImage(opts: {
     if (source.name === opts.target.name) continue
     const layers = await imageLayers(source, opts.ref).catch(() => null)
     if (!layers) continue
-    return await carryImage({ source, target: opts.target, ref: opts.ref, progress: opts.progress })
+    return await carryImage({ source, target: opts.target, ref: opts.ref, homeId: opts.homeId, progress: opts.progress })
   }
   throw new BerthError(
     'not_found',

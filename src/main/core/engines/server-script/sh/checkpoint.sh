@@ -1,0 +1,246 @@
+
+# ----------------------------------------------------------------------------------- checkpoints --
+# Layout (Docker's own): ROOT/containers/CID/checkpoints/NAME, restorable by docker start --checkpoint.
+# The fast layout keeps the memory pages in ROOT/containers/CID/berth/pages-NAME, linked from the
+# checkpoint folder, so Docker copies only the small images through containerd when it restores.
+UP=../../../../../../../../../../../../../../../..
+
+# What root commands accept from their caller: a container id (64 hex digits), a checkpoint name
+# (as the core makes them), a data root (an absolute path without ..).
+container_id_ok() { case $1 in *[!0-9a-f]*) return 1 ;; esac; [ ${#1} = 64 ]; }
+checkpoint_name_ok() { case $1 in ''|*[!A-Za-z0-9._-]*|.*) return 1 ;; *) return 0 ;; esac; }
+data_root_ok() { case $1 in /*) ;; *) return 1 ;; esac; case $1/ in */../*) return 1 ;; esac; [ -d "$1/containers" ]; }
+checkpoint_args_ok() {
+  container_id_ok "$1" || { log "not a container id: $1"; return 1; }
+  data_root_ok "$2" || { log "not Docker's data root: $2"; return 1; }
+  checkpoint_name_ok "$3" || { log "not a checkpoint name: $3"; return 1; }
+}
+
+# end_exec_sessions INIT_PID: ends the processes of the container that do not descend from its
+# init: `docker exec` sessions (terminal clients such as `tmux attach`, commands run through exec).
+# CRIU dumps only init's tree, so an attached tmux client makes the dump fail ("external socket")
+# and any other exec process would be silently lost; views (tmux servers) are in the tree and stay.
+# Read from the container's cgroup with shell builtins only (a fork costs 20 ms on small VMs).
+end_exec_sessions() {
+  init=$1; procs=
+  while IFS=: read -r _ ctl path; do
+    case ",$ctl," in
+      *,pids,*|*,freezer,*|*,memory,*) f=/sys/fs/cgroup/${ctl%%,*}$path/cgroup.procs ;;
+      ,,) f=/sys/fs/cgroup$path/cgroup.procs ;;
+      *) continue ;;
+    esac
+    [ -r "$f" ] && { procs=$f; break; }
+  done < "/proc/$init/cgroup"
+  [ -n "$procs" ] || { echo 0; return 0; }
+  ended=
+  while read -r p; do
+    [ "$p" = "$init" ] && continue
+    q=$p inside=
+    while [ -n "$q" ] && [ "$q" != 0 ] && [ "$q" != 1 ]; do
+      ppid=
+      while read -r k v; do [ "$k" = PPid: ] && { ppid=$v; break; }; done < "/proc/$q/status" 2>/dev/null
+      [ "$ppid" = "$init" ] && { inside=1; break; }
+      q=$ppid
+    done
+    [ -n "$inside" ] || ended="$ended $p"
+  done < "$procs"
+  n=0
+  for p in $ended; do kill -HUP "$p" 2>/dev/null && n=$((n + 1)); done
+  if [ $n -gt 0 ]; then
+    sleep 0.1
+    for p in $ended; do kill -KILL "$p" 2>/dev/null; done
+  fi
+  echo $n
+}
+cmd_root_end_execs() { shift; is_uint "$1" || return 2; end_exec_sessions "$1"; }
+
+# checkpoint_processes SHIM ID: the pids of the runc processes checkpointing container ID (started
+# by its shim for containerd's checkpoint), with CRIU under them
+checkpoint_processes() {
+  cp_found=
+  for cp_st in /proc/[0-9]*/status; do
+    cp_pid=${cp_st#/proc/}; cp_pid=${cp_pid%/status}
+    ppid_of "$cp_pid" || continue
+    [ "$PP" = "$1" ] || continue
+    case $(tr '\0' ' ' < "/proc/$cp_pid/cmdline" 2>/dev/null) in *" checkpoint "*"$2"*) cp_found="$cp_found $cp_pid" ;; esac
+  done
+  echo "$cp_found"
+}
+# end_checkpoint CLIENT SHIM ID: ends a checkpoint that ran past its time: its client (ctr), and the
+# runc and CRIU that containerd's shim started for it (a killed client leaves those running, the
+# container frozen, and every later call on it waiting behind them); waits until they are gone.
+end_checkpoint() {
+  kill -KILL "$1" 2>/dev/null
+  ec_tree=$(checkpoint_processes "$2" "$3")
+  # shellcheck disable=SC2086
+  [ -n "$ec_tree" ] && kill_tree KILL $ec_tree
+  i=0
+  while [ $i -lt 40 ]; do
+    ec_left=
+    for p in $ec_tree; do kill -0 "$p" 2>/dev/null && ec_left=1; done
+    [ -z "$ec_left" ] && break
+    sleep 0.05; i=$((i + 1))
+  done
+  wait "$1" 2>/dev/null
+}
+
+# root-checkpoint CID ROOT NAME PID BUDGET_MS PAUSED [SYNC_PATH...]: a CRIU dump through containerd's
+# own client, which writes the images straight to disk (Docker's API copies them through
+# containerd's content store: 10x slower and never fsync'd). A dump still running after BUDGET_MS
+# is ended, with everything it started. PAUSED=1: Docker records the container paused (the pause
+# froze it first); a dump that fails leaves the cgroup frozen again, as Docker expects, else thawed.
+# Prints "stage stopped" once the container is stopped, then makes everything durable and prints
+# "bytes N" and "ms N" (the dump's time). Fails with "why TEXT" and a code: 3 exists, 4 no ctr,
+# 5 the dump failed, 28 no space left, 124 out of time, 6-8 the files could not be made durable.
+cmd_root_checkpoint() {
+  shift; id=$1 root=$2 name=$3 pid=$4 budget=$5 paused=$6; shift 6
+  checkpoint_args_ok "$id" "$root" "$name" || return 2
+  is_uint "$pid" && is_uint "$budget" || return 2
+  [ "$budget" -gt 0 ] || budget=600000
+  c=$root/containers/$id
+  cpd=$c/checkpoints/$name stage=$c/berth/stage-$name pages=$c/berth/pages-$name work=$c/berth/work-$name
+  [ -e "$cpd" ] && { echo "why checkpoint $name already exists"; return 3; }
+  command -v ctr >/dev/null 2>&1 || { echo "why containerd's client (ctr) is not installed"; return 4; }
+  ppid_of "$pid" || { echo "why the container's process $pid is gone"; return 5; }
+  shim=$PP sock='' ns='' prev=''
+  for a in $(tr '\0' ' ' < "/proc/$shim/cmdline" 2>/dev/null); do
+    case $prev in -address) sock=$a ;; -namespace) ns=$a ;; esac
+    prev=$a
+  done
+  [ -S "$sock" ] || { echo "why containerd's socket was not found for process $pid"; return 4; }
+  rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  n=$(end_exec_sessions "$pid")
+  [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
+  [ "$paused" = 1 ] || freeze_watch_start "$work/.watch" "$pid"
+  now_ms; t_start=$NOW
+  ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 &
+  client=$!
+  late=
+  while kill -0 "$client" 2>/dev/null; do
+    now_ms
+    if [ $(( NOW - t_start )) -ge "$budget" ]; then late=1; end_checkpoint "$client" "$shim" "$id"; break; fi
+    sleep 0.05
+  done
+  if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  now_ms; dump_ms=$(( NOW - t_start ))
+  freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
+  if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
+    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    full=
+    grep -q 'No space left on device' "$work/dump.log" 2>/dev/null && full=1
+    [ -z "$full" ] && [ "$(df -P "$stage" 2>/dev/null | awk 'NR == 2 {print $4}')" = 0 ] && full=1
+    log "dump failed (ctr exit $rc)"; tail -n 5 "$work/dump.log" >&2 2>/dev/null
+    free_kib=$(df -P "$c/berth" 2>/dev/null | awk 'NR == 2 {print $4}')
+    # nothing half written stays: the partial images go (and give their space back)
+    rm -rf "$stage" "$pages" "$work"
+    # a killed or failed dump leaves the cgroup as CRIU left it: make it what Docker records
+    if fz=$(freezer_of "$pid"); then
+      if [ "$paused" = 1 ]; then freeze_cgroup "$fz"
+      elif [ "$(thaw_if_frozen "$fz")" = 1 ]; then echo "note the failed checkpoint left the container frozen; Berth thawed it"
+      fi
+    fi
+    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(( budget / 1000 )).$(( budget % 1000 / 100 )) s; Berth ended it"; return 124; fi
+    if [ -n "$full" ]; then
+      free_mib=$(( ${free_kib:-0} / 1024 ))
+      echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"
+      return 28
+    fi
+    echo "why the fast checkpoint failed: ${why:-ctr exit $rc}"
+    return 5
+  fi
+  echo "stage stopped"
+  for f in "$stage"/pages-*.img; do
+    [ -e "$f" ] || continue
+    b=${f##*/}; mv "$f" "$pages/$b" && ln -s "$UP$pages/$b" "$stage/$b" || return 6
+  done
+  bytes=$(du -sb "$stage" "$pages" | awk '{s += $1} END {print s}')
+  printf '{"berth":1,"name":"%s","container":"%s","bytes":%s}\n' "$name" "$id" "$bytes" > "$stage/berth.json"
+  # durable before published: every image fsync'd, then the folders, then the rename
+  sync "$pages"/* "$stage"/* "$pages" "$stage" || return 8
+  mv "$stage" "$cpd" || return 7
+  sync "$c/checkpoints" "$cpd" "$c/berth"
+  # the writable layer and the volumes (syncfs of each filesystem)
+  [ $# -gt 0 ] && sync -f "$@" 2>/dev/null
+  now_ms
+  echo "bytes $bytes"
+  echo "ms $dump_ms"
+  echo "durable-ms $(( NOW - t_start ))"
+}
+# root-checkpoint-info CID ROOT NAME: "layout L", "bytes N", "path P"... of a complete checkpoint.
+cmd_root_checkpoint_info() {
+  shift; id=$1 root=$2 name=$3
+  checkpoint_args_ok "$id" "$root" "$name" || return 2
+  c=$root/containers/$id; cpd=$c/checkpoints/$name; pages=$c/berth/pages-$name
+  [ -s "$cpd/inventory.img" ] || { echo "missing"; return 1; }
+  if [ -d "$pages" ]; then
+    for l in "$cpd"/pages-*.img; do if [ ! -L "$l" ] || [ ! -s "$l" ]; then echo "broken $l"; return 1; fi; done
+    echo "layout split"; echo "path $cpd"; echo "path $pages"
+    echo "bytes $(du -sb "$cpd" "$pages" | awk '{s += $1} END {print s}')"
+  else
+    echo "layout docker"; echo "path $cpd"; echo "bytes $(du -sb "$cpd" | awk '{print $1}')"
+  fi
+}
+cmd_root_fsync_checkpoint() {
+  shift; checkpoint_args_ok "$1" "$2" "$3" || return 2
+  cpd=$2/containers/$1/checkpoints/$3
+  [ -d "$cpd" ] && sync "$cpd"/* "$cpd"
+}
+# root-unfold CID ROOT NAME: puts the pages back into the checkpoint folder (Docker's plain layout),
+# for a second restore attempt.
+cmd_root_unfold() {
+  shift; checkpoint_args_ok "$1" "$2" "$3" || return 2
+  c=$2/containers/$1; cpd=$c/checkpoints/$3; pages=$c/berth/pages-$3
+  for f in "$pages"/pages-*.img; do b=${f##*/}; rm -f "$cpd/$b"; cp "$f" "$cpd/$b" || return 1; done
+  sync "$cpd"/pages-*.img "$cpd"
+  rm -rf "$pages"
+}
+# root-after-restore CID ROOT NAME: containerd 1.6 leaves its extraction folder behind on every
+# restore; remove the ones that belong to this checkpoint.
+cmd_root_after_restore() {
+  shift; checkpoint_args_ok "$1" "$2" "$3" || return 2
+  pages=$2/containers/$1/berth/pages-$3
+  for d in /tmp/ctrd-checkpoint* /var/tmp/ctrd-checkpoint*; do
+    [ -L "$d/pages-1.img" ] || continue
+    case $(readlink "$d/pages-1.img") in *"$pages/"*) rm -rf "$d" ;; esac
+  done
+  return 0
+}
+cmd_root_remove_checkpoint() {
+  shift; checkpoint_args_ok "$1" "$2" "$3" || return 2
+  c=$2/containers/$1
+  rm -rf "$c/checkpoints/$3" "$c/berth/pages-$3" "$c/berth/work-$3" "$c/berth/stage-$3"
+}
+cmd_root_probe() { shift; command -v ctr >/dev/null 2>&1 && echo "ctr yes" || echo "ctr no"; echo "uid $(id -u)"; }
+
+# -------------------------------------------------------------------------- checkpoint commands --
+# For other verbs (move, fork, rewind): one-shot, attached; each prints "key value" lines.
+cmd_checkpoint_create() {
+  shift; c=$1 name=$2 method=${3:-docker} budget=${4:-600000}
+  is_uint "$budget" || budget=600000
+  inspect_container "$c" || fail "container $c not found"
+  [ "$STATUS" = running ] || fail "the container is $STATUS, not running"
+  SYNC_PATHS="$UPPER $(mount_sources "$c" | tr '\n' ' ')"
+  checkpoint_memory "$c" "$name" "$method" "$budget" 0 || fail "$REASON"
+  sync_container_fs "$c" "$ROOT"
+  echo "layout $LAYOUT"; echo "bytes ${BYTES:-0}"
+}
+cmd_checkpoint_info() {
+  shift; inspect_container "$1" || fail "container $1 not found"
+  echo "container $CID"; echo "status $STATUS"; echo "root $ROOT"
+  as_root root-checkpoint-info "$CID" "$ROOT" "$2"
+}
+cmd_checkpoint_remove() {
+  shift; inspect_container "$1" || { echo "removed 0"; return 0; }
+  docker checkpoint rm "$1" "$2" >/dev/null 2>&1
+  if can_root 2>/dev/null; then as_root root-remove-checkpoint "$CID" "$ROOT" "$2"; fi
+  echo "removed 1"
+}
+# after-restore CID ROOT NAME: the clean-up a fast restore leaves for later (off its critical path).
+cmd_after_restore() { shift; if can_root 2>/dev/null; then as_root root-after-restore "$1" "$2" "$3"; fi; }
+cmd_image_remove() { shift; for i in "$@"; do docker rmi "$i" >/dev/null 2>&1; done; return 0; }
+cmd_sync() { shift; inspect_container "$1" || fail "container $1 not found"; sync_container_fs "$1" "$ROOT"; echo "synced 1"; }
+# probe: what this server offers: "uid N", "ctr yes|no", "root yes|no" (see probe-memory for what
+# its CRIU can do)
+cmd_probe() {
+  if can_root 2>/dev/null; then echo "root yes"; as_root root-probe; else echo "root no"; echo "uid $(id -u)"; fi
+}

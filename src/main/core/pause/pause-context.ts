@@ -1,0 +1,72 @@
+// What the parts of pause and resume share: their collaborators, the server job they follow, and
+// the small helpers every part uses.
+import type { PauseMode } from '../../../shared/models'
+import { BerthError } from '../../../shared/errors'
+import type { CoreBus } from '../bus'
+import type { Checkpoints } from '../checkpoints/checkpoints'
+import type { JobLine, JobOutcome } from '../engines/server-script/job-protocol'
+import type { EngineRegistry } from '../engines/engine-registry'
+import { ProgressReporter } from '../progress'
+import { containerName } from '../sessions/container-spec'
+import type { Lifecycle } from '../sessions/lifecycle'
+import type { SessionService } from '../sessions/session-service'
+import type { MeterRepo } from '../store/meter-repo'
+import type { PausesRepo } from '../store/pauses-repo'
+import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
+import type { StreamHub } from '../streams/stream-hub'
+import { followJob } from './job-follower'
+import type { SessionWork } from './session-work'
+
+export interface PauseServiceDeps {
+  sessionsRepo: SessionsRepo
+  sessions: SessionService
+  lifecycle: Lifecycle
+  engines: EngineRegistry
+  hub: StreamHub
+  bus: CoreBus
+  pauses: PausesRepo
+  checkpoints: Checkpoints
+  meter: MeterRepo
+  /** the deadline of `pause --all` and the sleep policy when the caller gives none */
+  lidCloseDeadlineMs: () => Promise<number>
+  /**
+   * Makes a paused session's lost container again from the newest disk Berth kept of it (a
+   * restart) and says what came back; without it, such a resume fails.
+   */
+  recreateLost?: (id: string, op?: string) => Promise<string>
+}
+
+/** The state of the pause and resume machinery shared by its parts. */
+export interface PauseContext {
+  d: PauseServiceDeps
+  work: SessionWork
+  /** how long a pause or resume keeps trying to reach its server again after the connection dropped */
+  reconnectMs: number
+  closing: boolean
+}
+
+export const msSince = (t0: number) => Math.round(performance.now() - t0)
+export const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null)
+export const containerOf = (row: SessionRow) => row.containerId ?? containerName(row.id)
+export const isPauseMode = (v: unknown): v is PauseMode => v === 'memory' || v === 'frozen' || v === 'disk'
+
+export function jobFollower(ctx: PauseContext, row: SessionRow) {
+  return (job: string, launch: string[] | null, onLine: (l: JobLine) => void, opts: { retry?: boolean; limitSeconds?: number } = {}): Promise<JobOutcome> => {
+    const deps = {
+      checkpoints: ctx.d.checkpoints,
+      note: (kind: string, detail: Record<string, unknown>) => ctx.d.lifecycle.note(row.id, kind, detail),
+      reconnectMs: ctx.reconnectMs,
+      closing: () => ctx.closing,
+    }
+    return followJob(deps, row.server, job, launch, onLine, opts.retry ?? true, opts.limitSeconds)
+  }
+}
+
+export function progressOf(ctx: PauseContext, op: string | undefined, row: SessionRow): ProgressReporter {
+  return new ProgressReporter((p) => ctx.d.bus.emit('progress', p), { op, sessionId: row.id, server: row.server })
+}
+
+export function stateError(row: SessionRow, verb: string): BerthError {
+  if (row.state === 'finished') return new BerthError('refused', `cannot ${verb} session ${row.name}: the session finished`)
+  return new BerthError('conflict', `cannot ${verb} session ${row.name}: it is ${row.state}`, { state: row.state })
+}

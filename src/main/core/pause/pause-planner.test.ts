@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { estimateMs, FREEZE_MS, planDumps, planNeedsMs, type PlanSession, type ServerRate } from './pause-planner'
+
+const MiB = 1 << 20
+const rates: Record<string, ServerRate> = {
+  local: { memory: true, mibps: 200, overheadMs: 300 },
+  office: { memory: true, mibps: 100, overheadMs: 300 },
+  desktop: { memory: false, mibps: null, overheadMs: null },
+}
+const rateOf = (s: string) => rates[s]!
+const session = (id: string, server: string, mib: number, lastUsedMs: number | null = null): PlanSession => ({ id, server, memoryBytes: mib * MiB, lastUsedMs })
+
+describe('planning the dumps of a pause', () => {
+  it('estimates a dump from the memory and the server rate', () => {
+    expect(estimateMs(256 * MiB, rates.local!)).toBe(300 + 1280)
+    // unknown memory and rate: conservative defaults
+    expect(estimateMs(null, { memory: true, mibps: null, overheadMs: null })).toBeGreaterThan(1500)
+  })
+
+  it('dumps one at a time per server, the last used first, then the smallest', () => {
+    const plans = planDumps([session('big', 'local', 512), session('small', 'local', 64), session('used', 'local', 256, 1000), session('mid', 'local', 128)], rateOf, 5000, 'frozen')
+    expect(plans.map((p) => p.id)).toEqual(['used', 'small', 'mid', 'big'])
+    expect(plans.map((p) => p.order)).toEqual([0, 1, 2, 3])
+    expect(plans[0]!.startsAtMs).toBe(FREEZE_MS)
+    expect(plans[1]!.startsAtMs).toBe(FREEZE_MS + plans[0]!.estimateMs)
+    // the biggest does not fit a 5 s window after the others
+    expect(plans.find((p) => p.id === 'big')!.fits).toBe(false)
+    expect(plans.find((p) => p.id === 'used')!.fits).toBe(true)
+  })
+
+  it('plans servers side by side, and leaves out servers that cannot dump memory', () => {
+    const plans = planDumps([session('a', 'local', 256), session('b', 'office', 256), session('c', 'desktop', 256)], rateOf, 5000, 'frozen')
+    expect(plans.map((p) => [p.id, p.startsAtMs])).toEqual([
+      ['a', FREEZE_MS],
+      ['b', FREEZE_MS],
+    ])
+    expect(planNeedsMs(plans)).toBe(FREEZE_MS + estimateMs(256 * MiB, rates.office!) + 300)
+  })
+
+  it('never gives a dump more time than the deadline leaves, keeping room for a disk pause when asked', () => {
+    const [frozen] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'frozen')
+    const [disk] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'disk')
+    expect(frozen!.budgetMs).toBe(8000 - FREEZE_MS - 300)
+    expect(disk!.budgetMs).toBe(8000 - FREEZE_MS - 300 - 1500)
+    expect(disk!.fits).toBe(false)
+    // a small dump gets twice its estimate and a second
+    const [small] = planDumps([session('s', 'local', 16)], rateOf, 60_000, 'disk')
+    expect(small!.budgetMs).toBe(small!.estimateMs * 2 + 1000)
+  })
+})

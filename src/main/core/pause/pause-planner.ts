@@ -1,0 +1,88 @@
+// Plans the memory dumps of a pause (one session, or every running one before the lid closes) up
+// front: per server one dump at a time (parallel dumps fight over the CPU and the disk: three times
+// slower per GiB here), the session the user used last first, then the smallest, each with a
+// budget its dump may not outrun. The server checks each estimate again against the memory the
+// session holds when its turn comes; this plan is what it starts from, and what `power doctor` shows.
+
+/** Stage one of every pause (freeze, files durable) before the first dump starts, per server. */
+export const FREEZE_MS = 700
+/** What the server keeps back after a dump: reporting the outcome. */
+export const FINISH_MS = 300
+/** What a disk pause takes once a dump was given up (stop, commit, sync). */
+export const DISK_MS = 1500
+/** What the planner assumes of a server that has not been measured yet. */
+export const DEFAULT_MIBPS = 150
+export const DEFAULT_OVERHEAD_MS = 600
+const DEFAULT_BYTES = 256 * (1 << 20)
+
+export interface PlanSession {
+  id: string
+  server: string
+  /** memory the session holds (the meter's last sample), if known */
+  memoryBytes: number | null
+  /** when a person last used it (ms since the epoch), if known */
+  lastUsedMs: number | null
+}
+
+export interface ServerRate {
+  /** whether the server can dump memory at all */
+  memory: boolean
+  mibps: number | null
+  overheadMs: number | null
+}
+
+export interface PlannedDump {
+  id: string
+  server: string
+  /** its place in the server's order (0 first) */
+  order: number
+  /** the estimated dump time, and when it should start after the pause began */
+  estimateMs: number
+  startsAtMs: number
+  /** the longest its dump may run */
+  budgetMs: number
+  /** whether it is expected to finish within the deadline */
+  fits: boolean
+}
+
+export function estimateMs(memoryBytes: number | null, rate: ServerRate): number {
+  const mib = (memoryBytes ?? DEFAULT_BYTES) / (1 << 20)
+  return Math.round((rate.overheadMs ?? DEFAULT_OVERHEAD_MS) + (mib / (rate.mibps ?? DEFAULT_MIBPS)) * 1000)
+}
+
+/**
+ * The dumps of `sessions` within `deadlineMs`. `overflow` is what a session that does not fit
+ * becomes: 'disk' keeps room for a disk pause after a dump given up, 'frozen' does not.
+ */
+export function planDumps(sessions: PlanSession[], rateOf: (server: string) => ServerRate, deadlineMs: number, overflow: 'frozen' | 'disk'): PlannedDump[] {
+  const byServer = new Map<string, PlanSession[]>()
+  for (const s of sessions) {
+    if (!rateOf(s.server).memory) continue
+    byServer.set(s.server, [...(byServer.get(s.server) ?? []), s])
+  }
+  const plans: PlannedDump[] = []
+  const reserve = FINISH_MS + (overflow === 'disk' ? DISK_MS : 0)
+  for (const [server, list] of byServer) {
+    const rate = rateOf(server)
+    const withEstimate = list.map((s) => ({ s, est: estimateMs(s.memoryBytes, rate) }))
+    const lastUsed = withEstimate.reduce<(typeof withEstimate)[number] | undefined>((best, x) => ((x.s.lastUsedMs ?? 0) > (best?.s.lastUsedMs ?? 0) ? x : best), undefined)
+    const rest = withEstimate.filter((x) => x !== lastUsed).sort((a, b) => a.est - b.est || a.s.id.localeCompare(b.s.id))
+    const ordered = lastUsed && (lastUsed.s.lastUsedMs ?? 0) > 0 ? [lastUsed, ...rest] : [...withEstimate].sort((a, b) => a.est - b.est || a.s.id.localeCompare(b.s.id))
+    let at = FREEZE_MS
+    ordered.forEach(({ s, est }, order) => {
+      const room = deadlineMs - at - reserve
+      // room for a slower dump than estimated, never past what the deadline leaves
+      const budgetMs = Math.max(500, Math.min(Math.round(est * 2 + 1000), room))
+      plans.push({ id: s.id, server, order, estimateMs: est, startsAtMs: at, budgetMs, fits: at + est + FINISH_MS <= deadlineMs })
+      at += est
+    })
+  }
+  return plans
+}
+
+/** How long the dumps of a plan need: the busiest server's total (servers work in parallel). */
+export function planNeedsMs(plans: PlannedDump[]): number {
+  const total = new Map<string, number>()
+  for (const p of plans) total.set(p.server, Math.max(total.get(p.server) ?? 0, p.startsAtMs + p.estimateMs + FINISH_MS))
+  return Math.max(FREEZE_MS, ...total.values())
+}
