@@ -4,7 +4,7 @@
 // daemon). A full disk leaves the old file as it was. Whatever the user's umask, only the user can
 // enter the home or read what is in it.
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome, BIN, ROOT, until } from '../support/berth'
@@ -53,14 +53,15 @@ describe("the home's files", () => {
     const berth = home('umask')
     // a home that exists already, open to everyone, with a file another tool left readable
     chmodSync(berth.home, 0o777)
-    writeFileSync(join(berth.home, 'daemon.log'), '', { mode: 0o666 })
-    chmodSync(join(berth.home, 'daemon.log'), 0o666)
+    mkdirSync(join(berth.home, 'logs'), { recursive: true, mode: 0o777 })
+    writeFileSync(join(berth.home, 'logs', 'daemon.log'), '', { mode: 0o666 })
+    chmodSync(join(berth.home, 'logs', 'daemon.log'), 0o666)
     expect((await berthWithUmask(berth, ['secret', 'set', 'TOKEN'], 'value')).code).toBe(0)
     expect((await berthWithUmask(berth, ['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])).code).toBe(0)
     expect((await berthWithUmask(berth, ['session', 'create', '--image', h.tinyImage, '--name', 'perm', '--secret', 'TOKEN'])).code).toBe(0)
     expect((await berthWithUmask(berth, ['ssh-config', '--write'])).code).toBe(0)
     const all = entries(berth.home)
-    for (const name of ['berth.db', 'secrets.json', 'secrets.key', 'known_hosts', 'daemon.log', 'daemon.pid', 'ssh/config', 'ssh/known_hosts', 'ssh/gateway_host_ed25519_key']) {
+    for (const name of ['berth.db', 'secrets.json', 'secrets.key', 'known_hosts', 'logs/daemon.log', 'logs/daemon-stderr.log', 'daemon.pid', 'ssh/config', 'ssh/known_hosts', 'ssh/gateway_host_ed25519_key']) {
       expect(all.some((e) => e.path === join(berth.home, name)), name).toBe(true)
     }
     expect(lstatSync(berth.home).mode & 0o777).toBe(0o700)

@@ -150,7 +150,7 @@ describe('the lid-close promise under failure', () => {
 
   it('the disk fills during a dump: a clear error, the older checkpoint intact, a disk pause, nothing half written', async () => {
     // a laptop engine whose data root (where checkpoints are written) is a small filesystem
-    const small = new PrivateDockerd('172.31.208.1/24', { PATH: `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` }, '160m')
+    const small = new PrivateDockerd('172.31.208.1/24', { PATH: `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` }, '120m')
     const other = new BerthHome('lid-close-full')
     const otherEnv = { DOCKER_HOST: small.dockerHost }
     const o = <T = any>(args: string[]) => other.json<T>(args, { env: otherEnv })
@@ -160,6 +160,8 @@ describe('the lid-close promise under failure', () => {
       const holding = async (mib: number) => {
         const s = await o(['session', 'create', '--image', h.tinyImage])
         await other.run(['exec', s.id, '--', 'sh', '-c', `(dd if=/dev/urandom bs=${mib}M count=1 | sleep 3600) </dev/null >/dev/null 2>&1 &`], { env: otherEnv })
+        // (reading urandom takes a moment: the memory is there once dd blocks on its pipe)
+        await until(async () => (await other.run(['exec', s.id, '--', 'sh', '-c', 'grep -h VmRSS /proc/[0-9]*/status'], { env: otherEnv })).stdout.split('\n').some((l) => Number(l.replace(/\D/g, '')) > mib * 1000), 'the memory to be held', 20_000)
         return { id: s.id as string, containerId: (await o(['session', 'show', s.id])).containerId as string }
       }
       const older = await holding(4)

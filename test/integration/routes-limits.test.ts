@@ -315,7 +315,7 @@ describe('gateway limits', () => {
       const held = await user.ssh(port, a.route, 'echo in')
       expect(held.code).toBe(255)
       expect(held.stderr).not.toContain('Permission denied')
-      const log = readFileSync(join(berth.home, 'daemon.log'), 'utf8')
+      const log = readFileSync(join(berth.home, 'logs', 'daemon.log'), 'utf8')
       expect(log.split('\n').filter((l) => l.includes('ssh gateway: refusing new connections from 127.0.0.1 for now: 30 failed connections in the last 60 s'))).toHaveLength(1)
       // a connection held off is not a failure: the budget frees as the window passes
       await until(async () => (await user.ssh(port, a.route, 'echo in')).stdout === 'in\n', 'the failure window to pass', 120_000)

@@ -1,6 +1,7 @@
 // `berth serve`: the UI for a browser, on 127.0.0.1 only, behind a random token in the URL it
 // prints. No token (or another one) is refused, and so is a WebSocket from another origin.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -155,6 +156,25 @@ describe('berth serve', () => {
     expect(fast.events.some((e) => e.name === 'stream.data')).toBe(false)
     binary.ws!.close()
     await berth.json(['finish', 'from-browser'])
+  })
+
+  it('lets no page write a sleep hook where it chooses: only a hook folder, while the command line names any', async () => {
+    const wsUrl = served.url.replace(/^http/, 'ws') + 'ws'
+    const { ws } = await socket(wsUrl, `http://127.0.0.1:${served.port}`)
+    const door = caller(ws!)
+    const dir = `/tmp/berth-not-a-hook-folder-${process.pid}`
+    const refused = await door.call('power.installHook', { platform: 'linux', dir, berth: ['/bin/true'] })
+    expect(refused).toMatchObject({ t: 'error', error: { code: 'refused' } })
+    expect(refused.error.message).toMatch(/^not a folder sleep hooks live in/)
+    expect(existsSync(dir)).toBe(false)
+    ws!.close()
+    // the control socket (the user's own shell) may
+    try {
+      const written = await berth.call('power.installHook', { platform: 'linux', dir, berth: ['/bin/true'] })
+      expect(written.files.map((f) => f.path)).toEqual([`${dir}/berth`])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('says clearly when a port is taken or not a port, and stops on Ctrl-C', async () => {

@@ -1,8 +1,9 @@
 // Berth's log files: $BERTH_HOME/logs/NAME.log, rotated at 5 MiB into NAME.1.log ... NAME.4.log
 // (the last 5 x 5 MiB kept). Written synchronously, so the lines before a crash or an exit are on
 // disk; a log that cannot be written (a full disk) never stops the process it logs for.
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensurePrivateDir, ensurePrivateFile } from '../durable-file'
 
 export const LOG_FILE_BYTES = 5 * 1024 * 1024
 export const LOG_FILES = 5
@@ -19,10 +20,12 @@ export class RotatingLog {
     private readonly maxBytes = LOG_FILE_BYTES,
     private readonly keep = LOG_FILES,
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    ensurePrivateDir(dir)
     this.path = join(dir, `${name}.log`)
     try {
       this.size = statSync(this.path).size
+      // a log another tool (or an older Berth) left readable is narrowed like every file of the home
+      ensurePrivateFile(this.path)
     } catch {
       this.size = 0
     }

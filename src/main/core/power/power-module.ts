@@ -50,12 +50,12 @@ export function installPower(core: Core, pause: PauseService): { power: PowerSer
       'power.doctor': () => doctor(),
       'power.installHook': async (a, ctx) => {
         const platform: HookPlatform = a.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')
-        // any door may install the hook where it belongs; only the control socket (the user's own
-        // shell) may name a folder, and only one of the folders sleep hooks live in
-        if (a.dir !== undefined) {
-          if (ctx.door !== 'control') throw new BerthError('refused', 'only the berth command line may choose where the sleep hook goes')
+        // an executable written where a door asks: the control socket (the user's own shell, which
+        // could write the file itself) may name any folder; every other door (the app's page, a
+        // browser tab) only one of the folders sleep hooks live in
+        if (a.dir !== undefined && ctx.door !== 'control') {
           const known = platform === 'darwin' ? [defaultHookDir('darwin')] : ['/usr/lib/systemd/system-sleep', '/lib/systemd/system-sleep']
-          if (!known.includes(resolve(a.dir))) throw new BerthError('refused', `not a folder sleep hooks live in: ${a.dir} (${known.join(' or ')})`)
+          if (!known.includes(resolve(a.dir))) throw new BerthError('refused', `not a folder sleep hooks live in: ${a.dir} (only ${known.join(' or ')}, or any folder from the berth command line)`)
         }
         const me = userInfo()
         // the daemon runs as `node berth.cjs daemon --foreground`: its own script is the CLI's
