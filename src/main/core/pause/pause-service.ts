@@ -35,8 +35,8 @@ export interface PauseApi {
 
 /** How long `pause --all` waits for a server to answer before it reports that server's sessions as not paused. */
 export const PAUSE_ALL_REACH_MS = 3_000
-/** What a --wait answer may take past the deadline: the last outcome crossing from the server. */
-const ANSWER_SLACK_MS = 400
+/** A --wait answer leaves this much of the deadline for itself to cross the door. */
+const ANSWER_MARGIN_MS = 100
 
 export class PauseService implements PauseApi {
   private readonly ctx: PauseContext
@@ -152,7 +152,7 @@ export class PauseService implements PauseApi {
     if (!req.deadlineMs) return (await w.done.promise) as PauseResult
     // the deadline holds whatever the server does: past it, the session's state as it stands
     const id = row.id
-    return (await within(w.done.promise as Promise<PauseResult>, Math.max(0, req.deadlineMs - msSince(t0)) + ANSWER_SLACK_MS, () => this.stateAtDeadline(id, t0))) as PauseResult
+    return (await within(w.done.promise as Promise<PauseResult>, Math.max(0, req.deadlineMs - msSince(t0) - ANSWER_MARGIN_MS), () => this.stateAtDeadline(id, t0))) as PauseResult
   }
 
   /** A pause that was not over by its deadline, as it stands: frozen (memory kept, not durable yet), or still running. */

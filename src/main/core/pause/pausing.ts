@@ -39,6 +39,9 @@ export interface PauseRequest {
 
 type Paused = Extract<PauseResult, { paused: true }>
 
+/** How much sooner than the core the server must be done: its last lines crossing to the core. */
+const JOB_MARGIN_MS = 250
+
 /** A single pause's deadline when none is given: generous (the lid-close path passes its own). */
 export const PAUSE_DEADLINE_MS = 120_000
 
@@ -111,7 +114,8 @@ export class Pausing {
       // where the time goes before the server starts (the job's own stages are timed on the server)
       pause.detail.core = { prepareMs: msSince(t0) }
       const options = [
-        `deadline=${Math.max(1000, Math.round(deadlineMs - msSince(t0)))}`,
+        // the server wraps up a little before the core's own deadline, so its outcome arrives in time
+        `deadline=${Math.max(1000, Math.round(deadlineMs - msSince(t0) - JOB_MARGIN_MS))}`,
         `overflow=${req.overflow ?? 'disk'}`,
         ...(plan ? [`budget=${plan.budgetMs}`, `estimate=${plan.estimateMs}`, ...this.rateOptions(row.server), `turn=${req.turn ?? nextTurn()}`] : []),
       ]
@@ -235,11 +239,14 @@ export class Pausing {
   private applyOutcome(id: string, pause: PauseRow, r: PauseJobResult, o: JobOutcome, w: Work | undefined, t0: number): PauseResult {
     const d = this.ctx.d
     if (!pause.fallback && r.fallback) pause.fallback = r.fallback
+    // a dump that failed says the server's memory pause may not work any more: it is tested again
+    // (in the background), so the next pause does not try and wait for it
+    if (r.memoryFailed) void d.checkpoints.ability(pause.server, { fresh: true }).catch(() => undefined)
     if (d.sessionsRepo.get(id)?.state === 'pausing' || d.sessionsRepo.get(id)?.mode !== r.mode) this.markPaused(id, pause, r.mode)
     const stages = o.stages
     if (r.pending === 'memory') {
       // frozen, its files durable; the memory is written later (reconcile completes it)
-      pause.detail = { ...pause.detail, pending: 'memory', stages, notes: o.notes, pendingSince: nowIso() }
+      pause.detail = { ...pause.detail, pending: 'memory', stages, notes: o.notes, pendingSince: nowIso(), ...(r.memoryFailed ? { completeFailed: pause.fallback } : {}) }
       d.pauses.update(id, pause.seq, { status: 'paused', mode: 'frozen', fallback: pause.fallback, detail: pause.detail })
       d.lifecycle.note(id, 'pause-pending', { snapshot: pause.snapshot, reason: pause.fallback })
       const result = this.result(pause, 'frozen', false, t0)

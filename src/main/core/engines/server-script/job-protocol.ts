@@ -158,6 +158,8 @@ export const PauseJobResult = z.object({
   fallback: text.optional(),
   /** a frozen session whose memory checkpoint is still to be written (the window closed first) */
   pending: z.literal('memory').optional(),
+  /** a memory dump was tried and failed (ended past its time, or CRIU failed) */
+  memoryFailed: z.boolean().optional(),
 })
 export type PauseJobResult = z.infer<typeof PauseJobResult>
 

@@ -111,7 +111,7 @@ cmd_root_checkpoint() {
   rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
-  [ "$paused" = 1 ] || freeze_watch_start "$work/.watch" "$pid"
+  freeze_watch_start "$work/.watch" "$pid"
   now_ms; t_start=$NOW
   ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 &
   client=$!

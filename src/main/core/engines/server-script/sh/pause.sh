@@ -191,7 +191,7 @@ pause_disk() {
   if [ $(( deadline - ELAPSED )) -gt 2000 ]; then commit_disk; else image='' size=0; fi
   sync_paths "$ROOT" $SYNC_PATHS
   stage durable
-  emit "result {\"mode\":\"disk\",\"image\":$(json_str "$image"),\"bytes\":${size:-0},\"fallback\":$(json_str "$fallback")}"
+  emit "result {\"mode\":\"disk\",\"image\":$(json_str "$image"),\"bytes\":${size:-0},\"fallback\":$(json_str "$fallback")$(memory_failed)}"
 }
 
 # stay_frozen: the session keeps its memory frozen on this server, with its files durable; its memory
@@ -199,14 +199,19 @@ pause_disk() {
 stay_frozen() {
   inspect_container "$c"
   [ "$STATUS" = running ] && { docker pause "$c" >/dev/null 2>&1 || fail "docker pause failed"; }
-  emit "result {\"mode\":\"frozen\",\"pending\":\"memory\",\"bytes\":0,\"fallback\":$(json_str "$fallback")}"
+  emit "result {\"mode\":\"frozen\",\"pending\":\"memory\",\"bytes\":0,\"fallback\":$(json_str "$fallback")$(memory_failed)}"
 }
+
+# memory_failed: the result's mark that a memory dump was tried and failed (the core tests the server
+# again, and writes no frozen memory that would fail the same way)
+memory_failed() { [ -n "${DUMP_FAILED:-}" ] && printf ',"memoryFailed":true'; return 0; }
 
 # after_memory_failed late|broken: the dump did not happen (REASON): a durable disk pause if there is
 # time and the memory path failed (on_broken=disk: a pause; a completion keeps the frozen memory),
 # or if the pause asked for disk over frozen, else the session stays frozen
 after_memory_failed() {
   fallback=$REASON
+  [ "$1" = broken ] && DUMP_FAILED=1
   emit "fallback $fallback"
   inspect_container "$c"
   elapsed
@@ -238,10 +243,16 @@ dump_in_turn() {
       after_memory_failed late; return
     fi
   fi
+  # what the deadline leaves the dump: all of it when the session would stay frozen anyway, less
+  # the time of a disk pause when that is what follows a dump given up
+  room=$left
+  [ "$on_broken" = disk ] && room=$(( left - DISK_MS ))
+  [ "$room" -lt 500 ] && room=$left
   b=$budget
-  { [ "$b" -le 0 ] || [ "$b" -gt $(( left - DISK_MS )) ]; } && b=$(( left - DISK_MS ))
-  [ "$b" -lt 500 ] && b=$left
-  watch_after_freeze
+  { [ "$b" -le 0 ] || [ "$b" -gt "$room" ]; } && b=$room
+  # the dump's own watcher takes over from the freeze's (an exec caught by Docker's freeze shows
+  # up during the checkpoint just as well, and a pause must not wait for it here)
+  freeze_watch_stop "a command started through exec froze with the session; Berth let it start and froze the session again"
   if checkpoint_memory "$c" "$name" "$1" "$b" 1; then
     release_turn
     [ "$LAYOUT" = split ] || sync_paths "$ROOT" $SYNC_PATHS
@@ -265,7 +276,7 @@ dump_in_turn() {
 # spare this script the docker CLI calls (100-200 ms each) on the fast path.
 cmd_pause() {
   shift; c=$1 name=$2 mode=$3 method=$4 image=$5; shift 5
-  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=disk on_broken=disk
+  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=disk
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     v=${1#*=}
     case $1 in
@@ -282,6 +293,9 @@ cmd_pause() {
     shift
   done
   [ "${1:-}" = -- ] && shift
+  # a lid-close pause keeps a session whose dump was given up frozen (its memory is still whole in
+  # RAM); a pause of one session goes to disk then, as its deadline asks
+  on_broken=$overflow
   if [ $# -ge 3 ]; then
     CID=$1 PID=$2 UPPER=$3 STATUS=running; shift 3
     ROOT=${UPPER%/overlay2/*}
