@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { ControlClient, connectOrStart } from '../src/cli/client'
+import { ControlClient, connectOrStart } from '../src/main/doors/control-client'
 import { KEEPALIVE } from '../src/main/core/sessions/container-spec'
 import { median, table } from './support'
 

@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { connectOrStart, type ControlClient } from '../src/cli/client'
+import { connectOrStart, type ControlClient } from '../src/main/doors/control-client'
 import { openDatabase } from '../src/main/core/store/database'
 import { SessionsRepo, type SessionRow } from '../src/main/core/store/sessions-repo'
 import { BerthHome, ROOT, until } from '../test/support/berth'

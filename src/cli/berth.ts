@@ -1,7 +1,7 @@
 // `berth`: argument parsing and printing only; every verb is a contract call to the running core.
 import { berthHome } from '../main/core/home'
 import { VERSION } from '../main/core/version'
-import { connectOrStart, type ControlClient } from './client'
+import { connectOrStart, type ControlClient } from '../main/doors/control-client'
 import { parseCommand, wantsHelp, type Io } from './command'
 import { commands } from './commands'
 import { complete, coreNames, findCommand } from './completion'

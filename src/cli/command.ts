@@ -2,7 +2,7 @@
 // and what completes it), and what it does. Parsing, `--help`, `berth help` and the shell
 // completions are all read from these objects, so a verb cannot ship without its help.
 import { parseArgs } from 'node:util'
-import type { ControlClient } from './client'
+import type { ControlClient } from '../main/doors/control-client'
 import { UsageError } from './output'
 
 /** What the shell completes a value with: names from the running core, or a fixed list. */

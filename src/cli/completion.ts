@@ -3,7 +3,7 @@
 // session, server, snapshot and secret names from the running core, only if one already runs
 // (never started for a completion), within a fraction of a second, and nothing at all on failure.
 import { Settings } from '../shared/settings'
-import { ControlClient, controlSocket } from './client'
+import { ControlClient, controlSocket } from '../main/doors/control-client'
 import { allOptions, type Command, type Completion } from './command'
 
 export type Shell = 'bash' | 'zsh' | 'fish'

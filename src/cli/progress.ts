@@ -1,6 +1,6 @@
 // Long verbs print their progress events (stage, bytes, rate) on stderr while they run.
 import { randomBytes } from 'node:crypto'
-import type { ControlClient } from './client'
+import type { ControlClient } from '../main/doors/control-client'
 import { progressPrinter } from './output'
 
 /** Subscribes to this call's progress events; returns the op id to pass with the call. */

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectOrStart } from '../../src/cli/client'
+import { connectOrStart } from '../../src/main/doors/control-client'
 import { BerthHome, BIN, ROOT, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 import { startViews, typeInView, viewShows } from '../support/views'

@@ -1,7 +1,7 @@
 // A developer pauses sessions on the laptop's own engine and gets them back exactly as they were,
 // or, where memory cannot be kept, is told so.
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectOrStart } from '../../src/cli/client'
+import { connectOrStart } from '../../src/main/doors/control-client'
 import { BerthHome, localDocker, ROOT, sleep, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectOrStart } from '../../src/cli/client'
+import { connectOrStart } from '../../src/main/doors/control-client'
 import { BerthHome, officeDocker, ROOT, sleep, until } from '../support/berth'
 import { killAll, PrivateSshd, sshdChildrenServing } from '../support/sshd'
 import { testHost } from '../support/testhost'

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectOrStart } from '../../src/cli/client'
+import { connectOrStart } from '../../src/main/doors/control-client'
 import { BerthHome, BIN, ROOT, sleep, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 

@@ -2,7 +2,7 @@
 // opens it again later: the shell is the same one, with its variables and its earlier output.
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectOrStart, type ControlClient } from '../../src/cli/client'
+import { connectOrStart, type ControlClient } from '../../src/main/doors/control-client'
 import { BerthHome, ROOT, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import Dockerode from 'dockerode'
 import { testHost } from './testhost'
-import { connectOrStart } from '../../src/cli/client'
+import { connectOrStart } from '../../src/main/doors/control-client'
 import type { CallArgs, CallName, CallResult } from '../../src/shared/contract'
 
 export const ROOT = resolve(__dirname, '..', '..')

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BerthError } from '../../shared/errors'
 import { processExited } from '../../main/core/process-exit'
-import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../client'
+import { ControlClient, controlSocket, startDaemon, waitForDaemon } from '../../main/doors/control-client'
 import { bool, type Command } from '../command'
 import { printJson, say } from '../output'
 

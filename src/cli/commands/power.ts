@@ -6,7 +6,7 @@ import { BerthError } from '../../shared/errors'
 import { berthHome } from '../../main/core/home'
 import { berthCommand, hookFiles, hookNote, logindDropIn, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
 import { bool, str, type Command, type Io } from '../command'
-import { ControlClient, controlSocket } from '../client'
+import { ControlClient, controlSocket } from '../../main/doors/control-client'
 import { printFields, printJson, printTable, say, UsageError, warn } from '../output'
 
 const SIMULATE_USAGE = 'berth power simulate suspend|resume [--json]'

@@ -4,7 +4,7 @@
 import { Core, type CoreOptions } from '../core/core'
 import { processExited } from '../core/process-exit'
 import { BerthError } from '../../shared/errors'
-import { ControlClient, controlSocket } from '../../cli/client'
+import { ControlClient, controlSocket } from '../doors/control-client'
 
 export async function openCoreTakingOver(home: string, timeoutMs = 20_000, extra: Partial<CoreOptions> = {}): Promise<Core> {
   try {

@@ -3,11 +3,11 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, openSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
-import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../shared/contract'
-import { BerthError } from '../shared/errors'
-import { ensurePrivateDir, ensurePrivateFile } from '../main/core/durable-file'
-import { ServerFrame } from '../shared/wire'
-import { logsDir } from '../main/core/logs/rotating-log'
+import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../shared/contract'
+import { BerthError } from '../../shared/errors'
+import { ensurePrivateDir, ensurePrivateFile } from '../core/durable-file'
+import { ServerFrame } from '../../shared/wire'
+import { logsDir } from '../core/logs/rotating-log'
 
 type Listener = (name: string, payload: unknown) => void
 
