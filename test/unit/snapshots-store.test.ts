@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Db } from '../../src/main/core/store/database'
 import { SnapshotsRepo, type SnapshotRow } from '../../src/main/core/store/snapshots-repo'
-import { autoName, parseSnapshotId, sessionImage, snapshotId, snapshotImage, snapshotVolume } from '../../src/main/core/snapshots/snapshot-names'
+import { autoName, parseSnapshotId, sessionImage, snapshotId, snapshotImage, snapshotVolume } from '../../src/main/core/engines/docker-names'
 import { forkNames } from '../../src/main/core/snapshots/fork'
 import { SnapshotRef, SnapshotName } from '../../src/shared/contract'
 

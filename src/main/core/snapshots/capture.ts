@@ -8,7 +8,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { CheckpointRef } from '../store/snapshots-repo'
 import { SNAPSHOT_CHECKPOINT, type MemoryParts } from './memory'
 import { copyWorkspace, helperContainer, removeContainer, removeImageTag, removeVolume } from './server-steps'
-import { LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from './snapshot-names'
+import { LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from '../engines/docker-names'
 
 export interface DiskCapture {
   imageRef: string

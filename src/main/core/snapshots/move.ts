@@ -16,7 +16,7 @@ import { nowIso } from '../store/database'
 import type { SessionRow } from '../store/sessions-repo'
 import { carryContainer } from './carry'
 import { removeImageTag, removeVolume } from './server-steps'
-import { SESSION_REPO, sessionImage } from './snapshot-names'
+import { SESSION_REPO, sessionImage } from '../engines/docker-names'
 import type { SnapshotService } from './snapshot-service'
 import type { Transfer } from './transfer'
 

@@ -14,7 +14,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { fillWorkspaceFromSnapshot, tagForSession } from './restore'
 import { volumeExists } from './server-steps'
-import { pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from './snapshot-names'
+import { pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from '../engines/docker-names'
 import type { SnapshotService } from './snapshot-service'
 
 interface DiskSource {

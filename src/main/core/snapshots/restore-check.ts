@@ -6,7 +6,7 @@ import { ProgressReporter } from '../progress'
 import { containerSpec } from '../sessions/container-spec'
 import { fillWorkspaceFromSnapshot, memoryRestore } from './restore'
 import { removeContainer, removeVolume } from './server-steps'
-import { LABEL_HOLDER, LABEL_SNAPSHOT } from './snapshot-names'
+import { LABEL_HOLDER, LABEL_SNAPSHOT } from '../engines/docker-names'
 import type { SnapshotService } from './snapshot-service'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -7,7 +7,7 @@ import { startSessionContainer, type ContainerOutcome } from '../sessions/sessio
 import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { copyWorkspace, helperContainer, removeContainer } from './server-steps'
-import { LABEL_HOLDER, LABEL_SNAPSHOT, SESSION_REPO, sessionImage } from './snapshot-names'
+import { LABEL_HOLDER, LABEL_SNAPSHOT, SESSION_REPO, sessionImage } from '../engines/docker-names'
 import { SNAPSHOT_CHECKPOINT } from './memory'
 import type { SnapshotService } from './snapshot-service'
 

@@ -15,7 +15,7 @@ import type { SnapshotRow } from '../store/snapshots-repo'
 import { restoreOnItsServer } from './restore'
 import { carryContainer } from './carry'
 import { helperContainer, removeContainer, removeImageTag } from './server-steps'
-import { LABEL_HOLDER, LABEL_SNAPSHOT, sessionImage } from './snapshot-names'
+import { LABEL_HOLDER, LABEL_SNAPSHOT, sessionImage } from '../engines/docker-names'
 import type { ContainerOutcome } from '../sessions/session-container'
 import type { SnapshotService } from './snapshot-service'
 

@@ -16,7 +16,7 @@ import { rewind } from './rewind'
 import { Sealer } from './sealer'
 import { removeImageTag } from './server-steps'
 import { sessionFromSnapshot } from './session-from-snapshot'
-import { sessionImage } from './snapshot-names'
+import { sessionImage } from '../engines/docker-names'
 import { SnapshotService } from './snapshot-service'
 
 export interface SnapshotsModule {

@@ -8,7 +8,7 @@ import type { Engine } from '../engines/engine'
 import { containerName, KEEPALIVE, volumeName } from '../sessions/container-spec'
 import { startExec, type ExecHandle } from '../sessions/exec'
 import type { SessionRow } from '../store/sessions-repo'
-import { LABEL_HOLDER } from '../snapshots/snapshot-names'
+import { LABEL_HOLDER } from '../engines/docker-names'
 
 export interface ScriptResult {
   code: number | null
