@@ -1,16 +1,16 @@
-// How snapshots and what they hold are named, in the store and on the engines. Engine objects carry
-// the Berth home's id so two homes sharing an engine never collide (tests do exactly that).
+// Every name Berth gives a Docker object (containers, volumes, images, labels), in one low file so
+// that no two domains invent a name for the same thing. Snapshot objects carry the Berth home's id
+// so two homes sharing an engine never collide (tests do exactly that).
 import { SESSION_IMAGE_REPO } from '../../../shared/models'
 
-export const snapshotId = (name: string, version: number) => `${name}:v${version}`
+/** A session's container and its workspace volume. */
+export const containerName = (sessionId: string) => `berth-${sessionId}`
+export const volumeName = (sessionId: string) => `berth-${sessionId}-ws`
 
-export function parseSnapshotId(id: string): { name: string; version: number | null } {
-  const m = /^(.*):v(\d+)$/.exec(id)
-  return m ? { name: m[1]!, version: Number(m[2]) } : { name: id, version: null }
-}
-
-/** Automatic snapshots are named after their session: <session name>.<reason> (e.g. api.seal:v4). */
-export const autoName = (sessionName: string, reason: string) => `${sessionName}.${reason}`.slice(0, 64)
+/** Labels tie a session's container to the session and to this Berth home, so reconciliation never touches another home's containers. */
+export const LABEL_SESSION = 'berth.session'
+export const LABEL_HOME = 'berth.home'
+export const LABEL_ROUTE = 'berth.route'
 
 export const SNAPSHOT_REPO = 'berth/snapshot'
 export const SESSION_REPO = SESSION_IMAGE_REPO

@@ -1,13 +1,7 @@
 // What a session's container looks like on any engine. Labels tie it to the session and to this
 // Berth home, so reconciliation never touches another home's containers.
 import type Dockerode from 'dockerode'
-
-export const containerName = (sessionId: string) => `berth-${sessionId}`
-export const volumeName = (sessionId: string) => `berth-${sessionId}-ws`
-
-export const LABEL_SESSION = 'berth.session'
-export const LABEL_HOME = 'berth.home'
-export const LABEL_ROUTE = 'berth.route'
+import { containerName, LABEL_HOME, LABEL_ROUTE, LABEL_SESSION, volumeName } from '../engines/docker-names'
 
 /** Where a session finds its secrets: a tmpfs that every start of the container leaves empty. */
 export const SECRETS_DIR = '/run/berth/secrets'

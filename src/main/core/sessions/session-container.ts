@@ -4,7 +4,8 @@
 import { reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import type { SessionRow } from '../store/sessions-repo'
-import { containerName, containerSpec, volumeName, LABEL_HOME, LABEL_SESSION } from './container-spec'
+import { containerSpec } from './container-spec'
+import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import type { SessionService } from './session-service'
 
 export interface ContainerPlan {

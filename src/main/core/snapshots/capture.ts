@@ -3,12 +3,11 @@
 // container keeps running: a commit takes about 0.1 s, and a seal does not even freeze it.
 import type { Engine } from '../engines/engine'
 import { holdExecs } from '../engines/exec-gate'
-import { containerName } from '../sessions/container-spec'
+import { containerName, LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from '../engines/docker-names'
 import type { SessionRow } from '../store/sessions-repo'
 import type { CheckpointRef } from '../store/snapshots-repo'
 import { SNAPSHOT_CHECKPOINT, type MemoryParts } from './memory'
 import { copyWorkspace, helperContainer, removeContainer, removeImageTag, removeVolume } from './server-steps'
-import { LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from '../engines/docker-names'
 
 export interface DiskCapture {
   imageRef: string

@@ -3,7 +3,7 @@
 // reports savedAt, the time of the last durable seal. The same watch notices a session whose
 // container the engine stopped behind Berth's back (a crashed or restarted engine) and says so.
 import { oneSentence } from '../../../shared/errors'
-import { LABEL_HOME, LABEL_SESSION } from '../sessions/container-spec'
+import { LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import { nowIso } from '../store/database'
 import type { SessionRow } from '../store/sessions-repo'
 import { syncServer } from './server-steps'

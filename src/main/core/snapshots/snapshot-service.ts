@@ -19,7 +19,8 @@ import type { MemoryParts } from './memory'
 import type { Transfer } from './transfer'
 import { removeContainer, removeImageTag, removeVolume } from './server-steps'
 import { SessionLocks } from './session-locks'
-import { autoName, snapshotHolder, snapshotId, snapshotImage, snapshotVolume } from '../engines/docker-names'
+import { snapshotHolder, snapshotImage, snapshotVolume } from '../engines/docker-names'
+import { autoName, snapshotId } from './snapshot-names'
 
 export interface SnapshotContext {
   /** memory checkpoints (absent when pause/resume is not installed: snapshots are then disk only) */

@@ -5,10 +5,10 @@
 import { createWriteStream } from 'node:fs'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
-import { containerName, KEEPALIVE, volumeName } from '../sessions/container-spec'
+import { KEEPALIVE } from '../sessions/container-spec'
+import { containerName, volumeName, LABEL_HOLDER } from '../engines/docker-names'
 import { startExec, type ExecHandle } from '../sessions/exec'
 import type { SessionRow } from '../store/sessions-repo'
-import { LABEL_HOLDER } from '../engines/docker-names'
 
 export interface ScriptResult {
   code: number | null
