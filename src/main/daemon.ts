@@ -3,6 +3,7 @@ import type { Server } from 'node:net'
 import { Core } from './core/core'
 import { installModules } from './core/modules'
 import { listenControlSocket } from './doors/control-socket'
+import { installServe } from './serve'
 
 export interface RunningDaemon {
   core: Core
@@ -13,6 +14,7 @@ export interface RunningDaemon {
 export async function runDaemon(home: string): Promise<RunningDaemon> {
   const core = await Core.open({ home, host: 'daemon' })
   installModules(core)
+  installServe(core)
   let server: Server | undefined
   let resolveStopped: () => void = () => undefined
   const stopped = new Promise<void>((r) => (resolveStopped = r))

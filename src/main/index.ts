@@ -10,6 +10,7 @@ import type { Settings } from '../shared/settings'
 import { Core } from './core/core'
 import { berthHome } from './core/home'
 import { installModules } from './core/modules'
+import { installServe } from './serve'
 import { listenControlSocket } from './doors/control-socket'
 import { ElectronIpcDoor } from './doors/electron-ipc'
 import { rendererDir, rendererBuilt } from './doors/static-files'
@@ -124,6 +125,7 @@ async function start(): Promise<void> {
   // the same secret store as the daemon's; the app keeps a keychain copy of its key (when it drives the home)
   await keepSecretsKeyInKeychain(new FileSecretStore(home), log).catch((e: Error) => log(`secrets: the OS keychain step failed: ${e.message}`))
   installModules(core)
+  installServe(core)
   control = await listenControlSocket(core, home)
   void core.start().catch((e: Error) => log(`start-up work failed: ${e.message}`))
   core.onShutdownRequest = () => app.quit()

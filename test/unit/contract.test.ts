@@ -6,6 +6,7 @@ import { calls, type CallName } from '../../src/shared/contract'
 import { binaryStreamFrame, readBinaryStreamFrame } from '../../src/shared/stream-frames'
 import { Core } from '../../src/main/core/core'
 import { installModules } from '../../src/main/core/modules'
+import { installServe } from '../../src/main/serve'
 import { silentOwner } from '../../src/main/core/streams/stream-hub'
 
 describe('the contract', () => {
@@ -27,6 +28,7 @@ describe('the contract', () => {
     const core = await Core.open({ home, host: 'daemon', localSocket: '/nonexistent.sock' })
     try {
       installModules(core)
+      installServe(core)
       expect(core.missingHandlers(Object.keys(calls) as CallName[])).toEqual([])
     } finally {
       await core.close()
