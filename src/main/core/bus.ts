@@ -2,12 +2,16 @@
 // let one domain react to another without importing it.
 import { EventEmitter } from 'node:events'
 import type { EventName, EventPayload } from '../../shared/contract'
+import type { PauseRow } from './store/pauses-repo'
+import type { SessionRow } from './store/sessions-repo'
 
 export interface InternalEvents {
   /** something a person or a tool did in a session (terminal input, ssh traffic, a command) */
   activity: { sessionId: string; signal: string }
   /** a foreground command started or ended in a session */
   foreground: { sessionId: string; delta: 1 | -1 }
+  /** a pause became durable (committed before anyone hears so); snapshots list its checkpoint */
+  'pause.durable': { session: SessionRow; pause: PauseRow }
 }
 
 export class CoreBus {

@@ -121,8 +121,13 @@ export class Core {
     return core
   }
 
-  /** Plugs in a domain's handlers and background work. */
+  /**
+   * Plugs in a domain's handlers and background work. Each call has one owner: a second handler for
+   * it is refused, so what a call does never depends on which module was installed last.
+   */
   use(module: CoreModule, handlers: Partial<Handlers> = {}): void {
+    const taken = (Object.keys(handlers) as CallName[]).filter((n) => this.handlers[n] !== undefined)
+    if (taken.length) throw new Error(`calls already have a handler: ${taken.join(', ')}`)
     Object.assign(this.handlers, handlers)
     this.modules.push(module)
   }
@@ -172,14 +177,10 @@ export class Core {
       'server.remove': (a) => this.serverService.remove(a.name),
       'server.test': (a) => this.serverService.test(a.name),
       'server.show': (a) => this.serverService.show(a.name),
-      'session.create': (a) => {
-        // starting from a snapshot is the snapshots module's (it replaces this handler)
-        if (!a.image) throw new BerthError('usage', 'give an image to start from')
-        return s.create({ ...a, image: a.image })
-      },
+      // session.create is the snapshots module's (a session may start from a snapshot), session.finish
+      // the workspace module's (it guards unsaved work)
       'session.list': (a) => s.list(a),
       'session.show': (a) => s.showLive(a.id),
-      'session.finish': (a) => s.finish(a.id),
       'exec.open': (a, ctx) => s.openExec(a.id, a, ctx.owner),
       'stream.write': (a, ctx) => {
         this.hub.write(ctx.owner, a.streamId, a.data ? Buffer.from(a.data, 'base64') : undefined, !!a.eof)

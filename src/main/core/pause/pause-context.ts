@@ -29,11 +29,6 @@ export interface PauseServiceDeps {
   meter: MeterRepo
   /** the deadline of `pause --all` and the sleep policy when the caller gives none */
   lidCloseDeadlineMs: () => Promise<number>
-  /**
-   * Makes a paused session's lost container again from the newest disk Berth kept of it (a
-   * restart) and says what came back; without it, such a resume fails.
-   */
-  recreateLost?: (id: string, op?: string) => Promise<string>
 }
 
 /** The state of the pause and resume machinery shared by its parts. */

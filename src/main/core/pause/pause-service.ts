@@ -68,19 +68,6 @@ export class PauseService implements PauseApi {
     this.ctx.reconnectMs = ms
   }
 
-  /**
-   * Set by the snapshots module: makes a paused session's lost container again from the newest
-   * disk Berth kept of it (a restart) and says what came back.
-   */
-  set recreateLost(f: ((id: string, op?: string) => Promise<string>) | undefined) {
-    this.ctx.d.recreateLost = f
-  }
-
-  /** Called when a pause became durable (snapshots record it, for instance). */
-  get onDurable(): Array<(session: SessionRow, pause: PauseRow) => void> {
-    return this.pausing.onDurable
-  }
-
   /** The checkpoint primitive (create, verify, locate, restore, remove), for move, fork and rewind. */
   get checkpoints(): Checkpoints {
     return this.ctx.d.checkpoints

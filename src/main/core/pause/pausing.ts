@@ -53,9 +53,6 @@ export function nextTurn(): string {
 }
 
 export class Pausing {
-  /** Called when a pause became durable (snapshots record it, for instance). */
-  readonly onDurable: Array<(session: SessionRow, pause: PauseRow) => void> = []
-
   constructor(private readonly ctx: PauseContext) {}
 
   async run(row: SessionRow, req: PauseRequest, w: Work, t0: number): Promise<PauseResult> {
@@ -273,7 +270,7 @@ export class Pausing {
       kind: 'pause-durable',
       detail: { snapshot: pause.snapshot, mode: r.mode, bytes: pause.bytes, stages, core: pause.detail.core, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
     })
-    if (row) for (const f of this.onDurable) f(row, pause)
+    if (row) d.bus.signal('pause.durable', { session: row, pause })
     void d.checkpoints.runner(pause.server).forget([pause.job])
     const result = this.result(pause, r.mode, true, t0)
     w?.stopped.resolve(result)

@@ -26,8 +26,8 @@ export class Resuming {
   async run(row: SessionRow, opts: { cause?: ResumeCause; op?: string | undefined }, t0: number): Promise<ResumeResult> {
     const d = this.ctx.d
     const pause = d.pauses.latest(row.id)
-    if (d.recreateLost && (await this.containerLost(row))) {
-      const note = await d.recreateLost(row.id, opts.op)
+    if (d.sessions.canRecreateLost() && (await this.containerLost(row))) {
+      const note = await d.sessions.recreateLost(row.id, opts.op)
       if (pause) {
         d.pauses.update(row.id, pause.seq, { status: 'resumed', resumedAt: nowIso() })
         this.artefacts.removeSoon(pause)

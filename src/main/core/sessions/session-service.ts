@@ -13,7 +13,6 @@ import { nowIso } from '../store/database'
 import type { ServersRepo } from '../store/servers-repo'
 import type { SessionRow, SessionsRepo, SessionSummaryRow } from '../store/sessions-repo'
 import type { StreamHub, StreamOwner } from '../streams/stream-hub'
-import { cloneIntoSession, readWorkspace } from '../workspace/workspace-clone'
 import { containerSpec } from './container-spec'
 import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import { startExec, type ExecOptions } from './exec'
@@ -39,6 +38,19 @@ export type SessionDecorator = (rows: readonly SessionRow[]) => (row: SessionRow
 
 /** Adds live parts to the summaries of a listing, the same way (only the meter has a part there). */
 export type SummaryDecorator = (rows: readonly SessionSummaryRow[]) => (row: SessionSummaryRow, summary: SessionSummary) => void
+
+/**
+ * A feature's part in creating a session, asked before anything exists on the server: it may refuse
+ * (throw), add to the stored row, and act once the container runs, before the session counts as running.
+ */
+export type CreateHook = (input: CreateSessionInput, id: string) => Promise<CreateStep | undefined>
+export interface CreateStep {
+  row?: Partial<Pick<SessionRow, 'workspace'>>
+  afterStart?: (engine: Engine, containerId: string, progress: ProgressReporter) => Promise<void>
+}
+
+/** Makes a paused session's lost container again from what Berth kept of it and says what came back. */
+export type LostContainerRecreator = (id: string, op?: string) => Promise<string>
 
 /** A session's row as first stored, before anything exists on its server. */
 export function creatingRow(
@@ -87,6 +99,8 @@ export class SessionService {
   readonly afterFinish: Array<(row: SessionRow) => Promise<void>> = []
   /** Called before a session is shown, to refresh live parts that need a round trip (listening ports). */
   readonly beforeShow: Array<(row: SessionRow) => Promise<void>> = []
+  private readonly createHooks: CreateHook[] = []
+  private recreator: LostContainerRecreator | undefined
 
   constructor(
     private readonly sessions: SessionsRepo,
@@ -104,6 +118,27 @@ export class SessionService {
 
   decorateSummaries(d: SummaryDecorator): void {
     this.summaryDecorators.push(d)
+  }
+
+  /** A feature's part in create (the workspace clones its folder); hooks run in install order. */
+  onCreate(hook: CreateHook): void {
+    this.createHooks.push(hook)
+  }
+
+  /** The one way back for a paused session whose container is gone (snapshots: a restart from its kept disk). */
+  recreateLostWith(f: LostContainerRecreator): void {
+    if (this.recreator) throw new Error('a way to recreate lost containers is already installed')
+    this.recreator = f
+  }
+
+  canRecreateLost(): boolean {
+    return this.recreator !== undefined
+  }
+
+  /** Makes a paused session's lost container again and says what came back. */
+  recreateLost(id: string, op?: string): Promise<string> {
+    if (!this.recreator) throw new BerthError('refused', 'this Berth cannot make a lost container again')
+    return this.recreator(id, op)
   }
 
   toModel(row: SessionRow): Session {
@@ -160,9 +195,14 @@ export class SessionService {
     }
     const id = newSessionId()
     const route = newRouteId((r) => this.sessions.routeTaken(r))
-    const workspace = input.workspace ? await readWorkspace(input.workspace, id) : null
+    const steps: CreateStep[] = []
+    for (const hook of this.createHooks) {
+      const step = await hook(input, id)
+      if (step) steps.push(step)
+    }
     await engine.ready()
-    const row = creatingRow({ id, name: input.name ?? route, server: serverName, image: input.image, route, env: input.env ?? {}, secrets: input.secrets ?? [], workspace })
+    const row = creatingRow({ id, name: input.name ?? route, server: serverName, image: input.image, route, env: input.env ?? {}, secrets: input.secrets ?? [], workspace: null })
+    for (const step of steps) Object.assign(row, step.row)
     this.sessions.insert(row)
     this.lifecycle.note(id, 'created', { server: serverName, image: input.image, route })
     this.bus.emit('session.changed', this.toModel(row))
@@ -180,10 +220,7 @@ export class SessionService {
       for (const hook of this.beforeStart) await hook({ ...row, containerId }, engine, containerId)
       await container.start()
       await this.runAfterStart({ ...row, containerId }, engine, containerId)
-      if (workspace) {
-        progress.stage('workspace', `cloning ${workspace.dir} into /workspace`)
-        await cloneIntoSession(engine.docker, containerId, workspace)
-      }
+      for (const step of steps) await step.afterStart?.(engine, containerId, progress)
       const running = this.lifecycle.transition(id, { from: ['creating'], to: 'running', verb: 'create', patch: { containerId } })
       progress.done('create', `session ${running.name} is running on ${serverName}`)
       return this.toModel(running)

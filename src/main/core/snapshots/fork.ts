@@ -16,7 +16,6 @@ import type { SnapshotService } from './snapshot-service'
 export async function captureForFork(svc: SnapshotService, sessionId: string, progress: ProgressReporter): Promise<SnapshotRow> {
   const memory = svc.ctx.memory
   let row = svc.ctx.sessions.resolve(sessionId)
-  if (!memory) return await svc.capture(row, { reason: 'fork', freeze: row.state === 'running', progress })
   if (row.state === 'paused') return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
   const support = await memory.supported(row.server)
   if (!support.memory) {

@@ -29,7 +29,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
     throw new BerthError('refused', `session ${first.name} is already on ${args.to}${args.resume ? ': resume it without --on' : ''}`)
   }
   return await svc.locks.run(first.id, async () => {
-    await ctx.memory?.pause.settled(first.id)
+    await ctx.memory.pause.settled(first.id)
     const row = ctx.sessions.resolve(first.id)
     if (row.state !== 'paused') {
       if (row.state === 'finished') throw new BerthError('refused', `cannot move session ${row.name}: the session finished`)
@@ -79,7 +79,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
       let final: SessionRow
       if (args.resume) {
         progress.stage('restore', memory ? `restoring ${row.name}'s memory on ${args.to}` : `starting ${row.name} on ${args.to}`)
-        if (memory && ctx.memory && plan.checkpoint) {
+        if (memory && plan.checkpoint) {
           const r = await ctx.memory.restore(args.to, out.containerId, plan.checkpoint.name)
           memory = r.memory
           note = r.note ?? note
@@ -115,12 +115,12 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
       }
       // the pause's checkpoint now lives in the target's container (resume and clean-up look there);
       // a pause's committed image stayed on the source and goes with the rest there
-      const pause = ctx.memory?.pause
-      const before = pause?.latestPause(row.id)
-      pause?.movedTo(row.id, args.to, out.containerId)
+      const pause = ctx.memory.pause
+      const before = pause.latestPause(row.id)
+      pause.movedTo(row.id, args.to, out.containerId)
       if (before?.image) void removeImageTag(source, before.image).catch(() => undefined)
-      const moved = pause?.latestPause(row.id)
-      if (args.resume && moved) pause!.artefacts.removeSoon({ ...moved, image: null })
+      const moved = pause.latestPause(row.id)
+      if (args.resume && moved) pause.artefacts.removeSoon({ ...moved, image: null })
       // the session lives in one place: the source's container, volume and staged parts go
       svc.dropPauseRecords(row.id)
       svc.setOrigin(row.id, { verb: 'move', snapshot: null, memory, note, at: nowIso() })
@@ -167,7 +167,7 @@ async function memoryPlan(svc: SnapshotService, row: SessionRow, to: string, roo
   if (row.mode === 'frozen') {
     return { carry: false, checkpoint: null, note: 'memory did not travel: a frozen pause keeps its memory on its own server; it boots from its files' }
   }
-  const cp = memory?.pausedCheckpoint(row) ?? null
+  const cp = memory.pausedCheckpoint(row)
   if (!memory || !cp) return { carry: false, checkpoint: null, note: 'memory did not travel: its pause holds no complete checkpoint; it boots from its files' }
   if (!root) return { carry: false, checkpoint: null, note: `memory did not travel: the root helper is not available on ${row.server} or ${to}; it boots from its files` }
   const support = await memory.supported(to)

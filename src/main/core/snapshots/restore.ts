@@ -30,7 +30,6 @@ export function memoryRestore(svc: SnapshotService, snapshot: SnapshotRow, wante
   const cp = snapshot.checkpoint
   return async (containerId) => {
     const memory = svc.ctx.memory
-    if (!memory) return { memory: false, note: 'memory did not come back: this Berth cannot restore checkpoints; started from disk' }
     const support = await memory.supported(snapshot.server)
     if (!support.memory) return { memory: false, note: `memory did not come back: ${support.reason ?? 'the server cannot restore checkpoints'}; started from disk` }
     await memory.copy(snapshot.server, cp.container, cp.name, containerId, SNAPSHOT_CHECKPOINT)

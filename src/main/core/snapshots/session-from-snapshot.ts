@@ -58,15 +58,14 @@ async function restoreElsewhere(
 ): Promise<ContainerOutcome & { image: string }> {
   const { snapshot, row, target } = req
   const ctx = svc.ctx
-  const transfer = svc.transfer
-  if (!transfer) throw new BerthError('refused', `snapshot ${snapshot.id} lives on ${snapshot.server}; this Berth cannot carry it to ${target.name}`)
+  const transfer = svc.ctx.transfer
   const source = ctx.engines.get(snapshot.server)
   await source.ready()
   const root = (await transfer.canRoot(source.name)) && (await transfer.canRoot(target.name))
   let note: string | null = null
   let carryMemory = false
   if (snapshot.kind === 'memory+disk' && snapshot.checkpoint && req.memory !== false) {
-    const support = ctx.memory ? await ctx.memory.supported(target.name) : { memory: false, reason: 'this Berth cannot restore checkpoints' }
+    const support = await ctx.memory.supported(target.name)
     if (!root) note = `memory did not travel: the root helper is not available on ${source.name} or ${target.name}; started from disk`
     else if (!support.memory) note = `memory did not travel: ${support.reason ?? `${target.name} cannot restore checkpoints`}; started from disk`
     else carryMemory = true
@@ -96,7 +95,7 @@ async function restoreElsewhere(
     })
     for (const hook of ctx.sessions.beforeStart) await hook({ ...row, containerId: out.containerId }, target, out.containerId)
     let memory = false
-    if (carryMemory && ctx.memory) {
+    if (carryMemory) {
       const r = await ctx.memory.restore(target.name, out.containerId, snapshot.checkpoint!.name)
       memory = r.memory
       note = r.note

@@ -23,8 +23,10 @@ import { snapshotHolder, snapshotImage, snapshotVolume } from '../engines/docker
 import { autoName, snapshotId } from './snapshot-names'
 
 export interface SnapshotContext {
-  /** memory checkpoints (absent when pause/resume is not installed: snapshots are then disk only) */
-  memory?: MemoryParts
+  /** memory checkpoints, on top of pause's checkpoint primitive */
+  memory: MemoryParts
+  /** carries parts between servers (with pause's root helper) */
+  transfer: Transfer
   repo: SnapshotsRepo
   sessionsRepo: SessionsRepo
   sessions: SessionService
@@ -58,9 +60,6 @@ function decodeToken(token: string): number {
 
 export class SnapshotService {
   readonly locks = new SessionLocks()
-  /** carries parts between servers (set once pause/resume, whose root helper it uses, is installed) */
-  transfer: Transfer | undefined
-
   constructor(readonly ctx: SnapshotContext) {}
 
   toModel(row: SnapshotRow): Snapshot {
@@ -184,7 +183,7 @@ export class SnapshotService {
     try {
       const disk = await captureDisk(engine, this.ctx.homeId, row, names, opts.freeze)
       let checkpoint: CheckpointRef | null = null
-      if (opts.memory && this.ctx.memory) {
+      if (opts.memory) {
         opts.progress?.stage('capture', `keeping ${row.name}'s memory with ${id}`)
         try {
           checkpoint = await holdCheckpoint(engine, this.ctx.memory, this.ctx.homeId, { ...names, holder: snapshotHolder(this.ctx.homeId, name, version) }, opts.memory)
@@ -219,8 +218,8 @@ export class SnapshotService {
    */
   async create(ref: string, name: string | undefined, progress?: ProgressReporter): Promise<Snapshot> {
     const first = this.ctx.sessions.resolve(ref)
-    const pause = this.ctx.memory?.pause
-    const exclusive = <T>(fn: () => Promise<T>): Promise<T> => (pause ? pause.exclusive(first.id, fn) : fn())
+    const pause = this.ctx.memory.pause
+    const exclusive = <T>(fn: () => Promise<T>): Promise<T> => pause.exclusive(first.id, fn)
     return await this.locks.run(first.id, () => exclusive(async () => {
       const row = this.ctx.sessions.resolve(first.id)
       if (!['running', 'paused'].includes(row.state)) {
@@ -231,7 +230,7 @@ export class SnapshotService {
         reason: 'named',
         name: name ?? row.name,
         freeze: row.state === 'running',
-        memory: this.ctx.memory?.pausedCheckpoint(row),
+        memory: this.ctx.memory.pausedCheckpoint(row),
         progress,
       })
       progress?.done('capture', `snapshot ${snap.id} of ${row.name} is ready`, snap.sizeBytes)

@@ -24,10 +24,11 @@ export interface SnapshotsModule {
   sealer: Sealer
 }
 
-export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseService): SnapshotsModule {
-  const memory = pause ? new MemoryParts(pause, core.engines) : undefined
+export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService): SnapshotsModule {
+  const transfer = new Transfer(pause.checkpoints, core.homeId)
   const service = new SnapshotService({
-    memory,
+    memory: new MemoryParts(pause, core.engines),
+    transfer,
     repo: new SnapshotsRepo(core.db),
     sessionsRepo: core.sessionsRepo,
     sessions: core.sessions,
@@ -38,20 +39,17 @@ export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseServ
     homeId: core.homeId,
   })
   const sealer = new Sealer(service)
-  const transfer = pause ? new Transfer(pause.checkpoints, core.homeId) : undefined
-  service.transfer = transfer
 
-  if (pause) {
-    pause.recreateLost = (id, op) => recreateLost(service, id, op)
-    // every durable pause leaves a checkpoint: listed while the pause lasts
-    pause.onDurable.push((session, p) => {
-      try {
-        service.recordPause(session, p)
-      } catch (e) {
-        core.lifecycle.note(session.id, 'snapshot-record-failed', { reason: (e as Error).message })
-      }
-    })
-  }
+  // a paused session whose container is gone comes back from the newest disk Berth kept (a restart)
+  core.sessions.recreateLostWith((id, op) => recreateLost(service, id, op))
+  // every durable pause leaves a checkpoint: listed while the pause lasts
+  core.bus.on('pause.durable', ({ session, pause: p }) => {
+    try {
+      service.recordPause(session, p)
+    } catch (e) {
+      core.lifecycle.note(session.id, 'snapshot-record-failed', { reason: (e as Error).message })
+    }
+  })
   const progressFor = (op: string | undefined, sessionId: string | null, server: string | null) =>
     new ProgressReporter((p) => core.bus.emit('progress', p), { op, sessionId, server })
 
@@ -102,10 +100,7 @@ export function installSnapshots(core: Core, secrets: Secrets, pause?: PauseServ
       'session.fork': (a) => fork(service, a),
       'session.rewind': (a) => rewind(service, a),
       'session.restart': (a) => restart(service, a),
-      'session.move': (a) => {
-        if (!transfer) throw new BerthError('refused', 'moving sessions needs the pause module (its root helper carries the parts)')
-        return move(service, transfer, a)
-      },
+      'session.move': (a) => move(service, transfer, a),
       'session.stale': () => {
         const days = core.settings.get().staleAfterDays
         const cutoff = Date.now() - days * 86_400_000
