@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command of the README (`npm test`): brings up the test host when needed (real Docker
-# engines, CRIU, the office server behind OpenSSH, Chromium), builds, type-checks, and runs the
+# engines, CRIU, the office server behind OpenSSH, Chromium), builds, type-checks, lints, and runs the
 # unit, integration and end-to-end tests against the real parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +14,6 @@ fi
 
 npm run build
 npm run typecheck
+# the floors of docs/ARCHITECTURE.md (boundaries/dependencies) and the house style (@stylistic/*)
+npm run lint
 npx vitest run "$@"

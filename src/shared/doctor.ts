@@ -83,7 +83,7 @@ export const DOCTOR_CHECKS = {
   },
   previews: {
     title: 'Previews',
-    checks: "Whether the preview proxy listens (http://ROUTE-PORT.localhost:PORT/ reaches a web server inside a session).",
+    checks: 'Whether the preview proxy listens (http://ROUTE-PORT.localhost:PORT/ reaches a web server inside a session).',
     problems: {
       'not-listening': {
         says: 'the preview proxy does not listen',
@@ -99,7 +99,7 @@ export const DOCTOR_CHECKS = {
   },
   'ssh-config': {
     title: 'ssh by name',
-    checks: "Whether `~/.ssh/config` includes the file Berth keeps (one `Host ROUTE.berth` per session), at its top, so `ssh ROUTE.berth`, scp, git and editors reach sessions by name.",
+    checks: 'Whether `~/.ssh/config` includes the file Berth keeps (one `Host ROUTE.berth` per session), at its top, so `ssh ROUTE.berth`, scp, git and editors reach sessions by name.',
     problems: {
       'no-include': {
         says: '~/.ssh/config does not include the file Berth keeps',

@@ -5,7 +5,7 @@ import { warn } from '../output'
 export const execCommand: Command = {
   path: ['exec'],
   usage: 'berth exec [-i] [-t] ID -- CMD [ARGS...]',
-  summary: "run a command in a session; streams its output and exits with its code",
+  summary: 'run a command in a session; streams its output and exits with its code',
   group: 'sessions',
   options: {
     interactive: { type: 'boolean', short: 'i', help: "pass this terminal's input to the command" },

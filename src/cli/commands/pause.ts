@@ -224,4 +224,3 @@ function summarize(detail: Record<string, unknown>): string {
   }
   return parts.join(' ').slice(0, 200)
 }
-

@@ -10,4 +10,3 @@ export function describeTransition(name: string, from: SessionState | undefined,
   if (from === 'moving' && (to === 'paused' || to === 'resuming' || to === 'running')) return { title: `${name} moved`, body: 'The session arrived on its new server.' }
   return undefined
 }
-

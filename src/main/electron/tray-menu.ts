@@ -24,4 +24,3 @@ export function trayMenuTemplate(running: SessionSummary[], actions: { open(): v
     { label: 'Quit Berth', click: actions.quit },
   ]
 }
-

@@ -20,7 +20,6 @@ export const DoctorCheck = z.object({
 })
 export type DoctorCheck = z.infer<typeof DoctorCheck>
 
-
 /** Which engine a process would take, as the CLI found it in its own environment. */
 export const EngineSeen = z.object({ socket: z.string().nullable(), why: z.string() })
 
@@ -28,6 +27,6 @@ export const doctorCalls = {
   'doctor.report': call(
     z.object({ client: EngineSeen.optional() }),
     z.object({ checks: z.array(DoctorCheck), host: z.enum(['daemon', 'electron']), home: z.string() }),
-    "what Berth found on this machine: its engine and why, pause with memory, the gateway and preview ports, ssh by name, the sleep hook, the servers",
+    'what Berth found on this machine: its engine and why, pause with memory, the gateway and preview ports, ssh by name, the sleep hook, the servers',
   ),
 } as const

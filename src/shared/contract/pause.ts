@@ -97,7 +97,7 @@ export const pauseCalls = {
   'server.setCheckpoint': call(
     z.object({ name: ServerName, checkpoint: z.enum(['auto', 'fast', 'docker', 'off']) }),
     Server,
-    "choose how a server checkpoints memory: the best way found (auto), a given one, or not at all (pauses freeze instead)",
+    'choose how a server checkpoints memory: the best way found (auto), a given one, or not at all (pauses freeze instead)',
   ),
   'session.events': call(
     z.object({ id: SessionRef, limit: z.number().int().min(1).max(1000).optional() }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { darwinLines, hookFiles, HOOK_MARK, installedHook, linuxHook, withHookLine, writeHookFiles } from './sleep-hooks'
 
-const target = { platform: 'linux' as const, berth: ['/usr/bin/node', '/opt/berth/berth.cjs'], home: "/home/a b/.config/Berth", user: 'alice', uid: 1000 }
+const target = { platform: 'linux' as const, berth: ['/usr/bin/node', '/opt/berth/berth.cjs'], home: '/home/a b/.config/Berth', user: 'alice', uid: 1000 }
 
 describe('sleep hooks', () => {
   it('the Linux hook runs berth as its user before and after sleep, and never blocks sleep', () => {

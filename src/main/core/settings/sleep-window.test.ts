@@ -29,7 +29,7 @@ describe("the OS's sleep window", () => {
     expect(parseTimeSpan('')).toBeNull()
   })
 
-  it("reads InhibitDelayMaxSec as logind does: the main file, then drop-ins by name, the last one winning", () => {
+  it('reads InhibitDelayMaxSec as logind does: the main file, then drop-ins by name, the last one winning', () => {
     const r = root({
       'etc/systemd/logind.conf': '[Login]\n#InhibitDelayMaxSec=5\nInhibitDelayMaxSec=7\n',
       'usr/lib/systemd/logind.conf.d/10-vendor.conf': '[Login]\nInhibitDelayMaxSec=9\n',

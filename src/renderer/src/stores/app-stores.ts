@@ -37,11 +37,11 @@ export function useStores(): AppStores {
   return s
 }
 
-export const useSessions = <T,>(selector: (s: SessionsState) => T): T => useStore(useStores().sessions, selector)
-export const useServers = <T,>(selector: (s: ServersState) => T): T => useStore(useStores().servers, selector)
-export const useSettings = <T,>(selector: (s: SettingsState) => T): T => useStore(useStores().settings, selector)
-export const useEvents = <T,>(selector: (s: EventsState) => T): T => useStore(useStores().events, selector)
-export const useTerminals = <T,>(selector: (s: TerminalsState) => T): T => useStore(useStores().terminals.store, selector)
-export const useSnapshots = <T,>(selector: (s: SnapshotsState) => T): T => useStore(useStores().snapshots, selector)
-export const useWorkspace = <T,>(selector: (s: WorkspaceState) => T): T => useStore(useStores().workspace, selector)
-export const useUi = <T,>(selector: (s: UiState) => T): T => useStore(useStores().ui, selector)
+export const useSessions = <T>(selector: (s: SessionsState) => T): T => useStore(useStores().sessions, selector)
+export const useServers = <T>(selector: (s: ServersState) => T): T => useStore(useStores().servers, selector)
+export const useSettings = <T>(selector: (s: SettingsState) => T): T => useStore(useStores().settings, selector)
+export const useEvents = <T>(selector: (s: EventsState) => T): T => useStore(useStores().events, selector)
+export const useTerminals = <T>(selector: (s: TerminalsState) => T): T => useStore(useStores().terminals.store, selector)
+export const useSnapshots = <T>(selector: (s: SnapshotsState) => T): T => useStore(useStores().snapshots, selector)
+export const useWorkspace = <T>(selector: (s: WorkspaceState) => T): T => useStore(useStores().workspace, selector)
+export const useUi = <T>(selector: (s: UiState) => T): T => useStore(useStores().ui, selector)
