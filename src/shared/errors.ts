@@ -37,8 +37,6 @@ export class BerthError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) => new BerthError('not_found', `${what} not found: ${id}`)
-
 /** The CLI's exit codes, from the foundation issue: 2 usage, 3 not found, 4 unreachable or refused by a server. */
 export function exitCodeFor(code: ErrorCode): number {
   switch (code) {

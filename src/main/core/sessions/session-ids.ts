@@ -29,5 +29,3 @@ export function newSessionId(): string {
   for (let i = 0; i < 10; i++) s += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
   return s
 }
-
-export const ROUTE_PATTERN = /^[a-z]+-[a-z]+-\d{2}$/

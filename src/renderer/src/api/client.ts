@@ -1,6 +1,6 @@
 // The renderer's one way into the core: typed calls that throw a CallError carrying the core's
 // error code, events, and reconnection. Stores use it; components never call it during render.
-import { calls, type CallArgs, type CallName, type CallResult, type EventName, type EventPayload } from '../../../shared/contract'
+import type { CallArgs, CallName, CallResult, EventName, EventPayload } from '../../../shared/contract'
 import type { BerthBridge, StreamBytes } from '../../../shared/bridge'
 import { fromBase64 } from '../terminal/codec'
 import type { ErrorCode } from '../../../shared/errors'
@@ -34,7 +34,6 @@ export function decodedStreamData(on: BerthBridge['core']['on'], listener: (data
 }
 
 /** Whether this build's contract has a call (screens grow as other features land). */
-export const hasCall = (name: string): name is CallName => Object.prototype.hasOwnProperty.call(calls, name)
 
 export function createClient(bridge: BerthBridge): Client {
   const reconnectListeners = new Set<() => void>()
