@@ -3,6 +3,7 @@
 // work that must finish even if the laptop's connection drops).
 import type Dockerode from 'dockerode'
 import type { Readable, Writable } from 'node:stream'
+import { isNotFound } from './docker-errors'
 
 export interface ShellProcess {
   stdin: Writable
@@ -67,5 +68,5 @@ export async function inspectContainer(engine: Engine, id: string): Promise<Dock
   return await engine.docker
     .getContainer(id)
     .inspect()
-    .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? null : Promise.reject(e)))
+    .catch((e: unknown) => (isNotFound(e) ? null : Promise.reject(e)))
 }

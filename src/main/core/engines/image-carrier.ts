@@ -7,13 +7,14 @@ import { BerthError, oneSentence } from '../../../shared/errors'
 import type { ProgressReporter } from '../progress'
 import type { Engine } from './engine'
 import { runnerFor } from './server-script/server-runner'
+import { isNotFound } from './docker-errors'
 
 export async function imageLayers(engine: Engine, ref: string): Promise<string[] | null> {
   try {
     const info = await engine.docker.getImage(ref).inspect()
     return info.RootFS?.Layers ?? []
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return null
+    if (isNotFound(e)) return null
     throw e
   }
 }

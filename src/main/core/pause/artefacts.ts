@@ -7,6 +7,7 @@ import type { Lifecycle } from '../sessions/lifecycle'
 import { nowIso } from '../store/database'
 import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionsRepo } from '../store/sessions-repo'
+import { isNotFound } from '../engines/docker-errors'
 
 export class PauseArtefacts {
   /** Whether a pause's checkpoint and image are kept after the session resumed or finished. */
@@ -47,7 +48,7 @@ export class PauseArtefacts {
           .get(pause.server)
           .docker.getImage(pause.image)
           .remove()
-          .catch((e: { statusCode?: number }) => (e.statusCode === 404 ? undefined : Promise.reject(e)))
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)))
       }
       this.d.pauses.update(pause.sessionId, pause.seq, { removedAt: nowIso() })
     } catch (e) {

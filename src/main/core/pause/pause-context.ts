@@ -7,7 +7,6 @@ import type { Checkpoints } from '../checkpoints/checkpoints'
 import type { JobLine, JobOutcome } from '../engines/server-script/job-protocol'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { ProgressReporter } from '../progress'
-import { containerName } from '../engines/docker-names'
 import type { Lifecycle } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { MeterRepo } from '../store/meter-repo'
@@ -42,7 +41,6 @@ export interface PauseContext {
 
 export const msSince = (t0: number) => Math.round(performance.now() - t0)
 export const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null)
-export const containerOf = (row: SessionRow) => row.containerId ?? containerName(row.id)
 export const isPauseMode = (v: unknown): v is PauseMode => v === 'memory' || v === 'frozen' || v === 'disk'
 
 export function jobFollower(ctx: PauseContext, row: SessionRow) {

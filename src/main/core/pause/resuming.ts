@@ -12,7 +12,8 @@ import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
 import type { PauseArtefacts } from './artefacts'
 import { resumeDirect } from './direct-resume'
-import { containerOf, jobFollower, msSince, progressOf, str, type PauseContext } from './pause-context'
+import { jobFollower, msSince, progressOf, str, type PauseContext } from './pause-context'
+import { containerOf } from '../sessions/container-spec'
 
 /** Who asked for a resume: only a person or an attach resumes a session a person paused. */
 export type ResumeCause = 'user' | 'attach' | 'wake' | 'connect'

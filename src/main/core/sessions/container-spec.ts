@@ -1,7 +1,11 @@
 // What a session's container looks like on any engine. Labels tie it to the session and to this
 // Berth home, so reconciliation never touches another home's containers.
 import type Dockerode from 'dockerode'
+import type { SessionRow } from '../store/sessions-repo'
 import { containerName, LABEL_HOME, LABEL_ROUTE, LABEL_SESSION, volumeName } from '../engines/docker-names'
+
+/** The session's container: its id once known, else its name (Docker takes either). */
+export const containerOf = (row: Pick<SessionRow, 'id' | 'containerId'>) => row.containerId ?? containerName(row.id)
 
 /** Where a session finds its secrets: a tmpfs that every start of the container leaves empty. */
 export const SECRETS_DIR = '/run/berth/secrets'

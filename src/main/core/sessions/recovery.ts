@@ -4,10 +4,10 @@ import type { SessionState } from '../../../shared/models'
 import { oneSentence } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
-import { containerName } from '../engines/docker-names'
 import type { Lifecycle } from './lifecycle'
 import { TRANSIENT } from './lifecycle'
 import { removeContainerAndVolume } from './session-service'
+import { containerOf } from './container-spec'
 
 export type Recoverer = (row: SessionRow) => Promise<void>
 
@@ -61,7 +61,7 @@ export class Recovery {
   private async recoverByTruth(row: SessionRow): Promise<void> {
     const engine = this.engines.get(row.server)
     const info = await engine.docker
-      .getContainer(row.containerId ?? containerName(row.id))
+      .getContainer(containerOf(row))
       .inspect()
       .catch(() => null)
     if (info?.State?.Running && !info.State.Paused) {

@@ -7,6 +7,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import { containerSpec } from './container-spec'
 import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import type { SessionService } from './session-service'
+import { isNotFound } from '../engines/docker-errors'
 
 export interface ContainerPlan {
   row: SessionRow
@@ -32,7 +33,7 @@ export async function ensureWorkspaceVolume(engine: Engine, sessionId: string, h
     await engine.docker.getVolume(volumeName(sessionId)).inspect()
     return false
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
   await engine.docker.createVolume({ Name: volumeName(sessionId), Labels: { [LABEL_SESSION]: sessionId, [LABEL_HOME]: homeId } })
   return true
@@ -43,7 +44,7 @@ export async function removeSessionContainer(engine: Engine, sessionId: string):
   try {
     await engine.docker.getContainer(containerName(sessionId)).remove({ force: true, v: true })
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
 }
 

@@ -17,6 +17,7 @@ import { containerSpec } from './container-spec'
 import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import { startExec, type ExecOptions } from './exec'
 import type { Lifecycle } from './lifecycle'
+import { isNotFound } from '../engines/docker-errors'
 
 export interface CreateSessionInput {
   server?: string | undefined
@@ -309,11 +310,11 @@ export async function removeContainerAndVolume(docker: Dockerode, sessionId: str
   try {
     await docker.getContainer(containerName(sessionId)).remove({ force: true, v: true })
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
   try {
     await docker.getVolume(volumeName(sessionId)).remove()
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
 }

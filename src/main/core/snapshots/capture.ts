@@ -3,11 +3,12 @@
 // container keeps running: a commit takes about 0.1 s, and a seal does not even freeze it.
 import type { Engine } from '../engines/engine'
 import { holdExecs } from '../engines/exec-gate'
-import { containerName, LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from '../engines/docker-names'
+import { LABEL_HOLDER, LABEL_SNAPSHOT, SNAPSHOT_REPO } from '../engines/docker-names'
 import type { SessionRow } from '../store/sessions-repo'
 import type { CheckpointRef } from '../store/snapshots-repo'
 import { SNAPSHOT_CHECKPOINT, type MemoryParts } from './memory'
 import { copyWorkspace, helperContainer, removeContainer, removeImageTag, removeVolume } from './server-steps'
+import { containerOf } from '../sessions/container-spec'
 
 export interface DiskCapture {
   imageRef: string
@@ -29,7 +30,7 @@ export interface CaptureNames {
  * (engines/exec-gate.ts): an exec still starting would freeze in runc init and wedge the engine.
  */
 export async function captureDisk(engine: Engine, homeId: string, row: SessionRow, names: CaptureNames, freeze: boolean): Promise<DiskCapture> {
-  const containerId = row.containerId ?? containerName(row.id)
+  const containerId = containerOf(row)
   const container = engine.docker.getContainer(containerId)
   // size=1 asks the engine for the writable layer's size (dockerode passes options as the query)
   const info = (await container.inspect({ size: true } as object)) as unknown as { SizeRw?: number }
@@ -52,7 +53,7 @@ export async function captureDisk(engine: Engine, homeId: string, row: SessionRo
       volume: names.volume,
       labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: names.snapshotId },
     })
-    const volumeBytes = await copyWorkspace(engine, homeId, row.containerId ?? containerName(row.id), helper)
+    const volumeBytes = await copyWorkspace(engine, homeId, containerOf(row), helper)
     return { imageRef: names.image, volumeRef: names.volume, layerBytes: info.SizeRw ?? 0, volumeBytes }
   } catch (e) {
     if (helper) await removeContainer(engine, helper).catch(() => undefined)

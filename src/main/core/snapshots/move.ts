@@ -9,7 +9,7 @@ import type { MoveResult } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { ProgressReporter } from '../progress'
-import { containerName, volumeName, LABEL_HOME, LABEL_SESSION, SESSION_REPO, sessionImage } from '../engines/docker-names'
+import { volumeName, LABEL_HOME, LABEL_SESSION, SESSION_REPO, sessionImage } from '../engines/docker-names'
 import { removeSessionContainer } from '../sessions/session-container'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
@@ -18,6 +18,7 @@ import { carryContainer } from './carry'
 import { removeImageTag, removeVolume } from './server-steps'
 import type { SnapshotService } from './snapshot-service'
 import type { Transfer } from './transfer'
+import { containerOf } from '../sessions/container-spec'
 
 type Result = z.infer<typeof MoveResult>
 
@@ -46,7 +47,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
     ctx.lifecycle.transition(row.id, { from: ['paused'], to: 'moving', verb: 'move', detail: { from, to: args.to, resume: !!args.resume } })
     let made = false
     try {
-      const containerId = row.containerId ?? containerName(row.id)
+      const containerId = containerOf(row)
       const info = await source.docker.getContainer(containerId).inspect()
       const root = (await transfer.canRoot(from)) && (await transfer.canRoot(args.to))
       const plan = await memoryPlan(svc, row, args.to, root)

@@ -8,13 +8,14 @@ import { inspectContainer, shq, type Engine } from '../engines/engine'
 import { startExec } from '../sessions/exec'
 import { TMUX_SOCKET } from '../sessions/views'
 import { ProgressReporter } from '../progress'
-import { containerName, volumeName, pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from '../engines/docker-names'
+import { volumeName, pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from '../engines/docker-names'
 import { removeSessionContainer, startSessionContainer } from '../sessions/session-container'
 import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { fillWorkspaceFromSnapshot, tagForSession } from './restore'
 import { volumeExists } from './server-steps'
 import type { SnapshotService } from './snapshot-service'
+import { containerOf } from '../sessions/container-spec'
 
 interface DiskSource {
   image: string
@@ -102,7 +103,7 @@ async function completeRestartTelling(svc: SnapshotService, row: SessionRow, pro
 async function diskSource(svc: SnapshotService, engine: Engine, row: SessionRow): Promise<DiskSource> {
   const ctx = svc.ctx
   const tag = sessionImage(ctx.homeId, row.id)
-  const containerId = row.containerId ?? containerName(row.id)
+  const containerId = containerOf(row)
   const hasVolume = await volumeExists(engine, volumeName(row.id))
   if (await inspectContainer(engine, containerId)) {
     await engine.docker.getContainer(containerId).commit({ repo: SESSION_REPO, tag: tag.slice(SESSION_REPO.length + 1), pause: false, comment: `Berth restart of ${row.id}` })

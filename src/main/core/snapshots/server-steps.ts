@@ -5,6 +5,7 @@
 import { BerthError } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { runnerFor } from '../engines/server-script/server-runner'
+import { isNotFound } from '../engines/docker-errors'
 
 /**
  * Copies /workspace of one container into /workspace of another on the same engine, keeping owners
@@ -32,7 +33,7 @@ export async function removeContainer(engine: Engine, idOrName: string): Promise
   try {
     await engine.docker.getContainer(idOrName).remove({ force: true, v: true })
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
 }
 
@@ -40,7 +41,7 @@ export async function removeVolume(engine: Engine, name: string): Promise<void> 
   try {
     await engine.docker.getVolume(name).remove()
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e
+    if (!isNotFound(e)) throw e
   }
 }
 
@@ -65,7 +66,7 @@ export async function volumeExists(engine: Engine, name: string): Promise<boolea
     await engine.docker.getVolume(name).inspect()
     return true
   } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false
+    if (isNotFound(e)) return false
     throw e
   }
 }

@@ -6,9 +6,10 @@ import { createWriteStream } from 'node:fs'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { KEEPALIVE } from '../sessions/container-spec'
-import { containerName, volumeName, LABEL_HOLDER } from '../engines/docker-names'
+import { volumeName, LABEL_HOLDER } from '../engines/docker-names'
 import { startExec, type ExecHandle } from '../sessions/exec'
 import type { SessionRow } from '../store/sessions-repo'
+import { containerOf } from '../sessions/container-spec'
 
 export interface ScriptResult {
   code: number | null
@@ -78,7 +79,7 @@ export class WorkspaceRunner {
   /** The image of the session's container, which has git (the clone at create needed it). */
   private async imageOf(engine: Engine, row: SessionRow): Promise<string> {
     const info = await engine.docker
-      .getContainer(row.containerId ?? containerName(row.id))
+      .getContainer(containerOf(row))
       .inspect()
       .catch(() => null)
     return info?.Image ?? row.image
