@@ -30,6 +30,11 @@ export class PrivateDockerd {
     this.bridge = `bdd${bip.split('.')[2]}`
   }
 
+  /** the engine's data root (its --data-root) */
+  get dataRoot(): string {
+    return join(this.dir, 'root')
+  }
+
   get dockerHost(): string {
     return `unix://${this.socket}`
   }

@@ -194,14 +194,19 @@ cmd_root_unfold() {
   sync "$cpd"/pages-*.img "$cpd"
   rm -rf "$pages"
 }
-# root-after-restore CID ROOT NAME: containerd 1.6 leaves its extraction folder behind on every
-# restore; remove the ones that belong to this checkpoint.
+# root-after-restore CID ROOT NAME: containerd leaves its extraction folder behind on every
+# restore (containerd/containerd#10166); remove the ones that are copies of this checkpoint: with
+# Berth's layout their pages link into its pages folder, with Docker's their inventory (which
+# records the dump's own uptime) is the checkpoint's.
 cmd_root_after_restore() {
   shift; checkpoint_args_ok "$1" "$2" "$3" || return 2
-  pages=$2/containers/$1/berth/pages-$3
+  pages=$2/containers/$1/berth/pages-$3 inventory=$2/containers/$1/checkpoints/$3/inventory.img
   for d in /tmp/ctrd-checkpoint* /var/tmp/ctrd-checkpoint*; do
-    [ -L "$d/pages-1.img" ] || continue
-    case $(readlink "$d/pages-1.img") in *"$pages/"*) rm -rf "$d" ;; esac
+    if [ -L "$d/pages-1.img" ]; then
+      case $(readlink "$d/pages-1.img") in *"$pages/"*) rm -rf "$d" ;; esac
+    elif [ -s "$inventory" ] && cmp -s "$d/inventory.img" "$inventory"; then
+      rm -rf "$d"
+    fi
   done
   return 0
 }

@@ -107,6 +107,9 @@ probe_container() {
     elif [ "$STATUS" = running ] && [ "$STARTED" != "$before" ]; then echo "restore ok $ms"
     else echo "restore fail $(head -n 1 "$3/restore.out")"
     fi
+    # containerd's copy of the probe's checkpoint goes too, before the container (and so the
+    # checkpoint it is compared with) does
+    as_root root-after-restore "$CID" "$ROOT" probe >/dev/null 2>&1
   fi
   docker rm -f "$pc" >/dev/null 2>&1
   return 0
