@@ -15,6 +15,7 @@ import { secretCalls } from './contract/secrets'
 import { sessionCalls } from './contract/sessions'
 import { settingsCalls } from './contract/settings'
 import { snapshotCalls } from './contract/snapshots'
+import { snapshotBrowserCalls } from './contract/snapshot-browser'
 import { StreamData, StreamExit, streamCalls } from './contract/streams'
 import { viewCalls } from './contract/views'
 import { serveCalls } from './contract/serve'
@@ -33,6 +34,7 @@ export const calls = {
   ...viewCalls,
   ...serveCalls,
   ...snapshotCalls,
+  ...snapshotBrowserCalls,
   ...workspaceCalls,
   ...secretCalls,
   ...doctorCalls,

@@ -14,6 +14,7 @@ import { serveCommand } from './serve'
 import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
 import { snapshotCommands } from './snapshot'
+import { snapshotBrowseCommands } from './snapshot-browse'
 import { workspaceCommands } from './workspace'
 
 export const commands: Command[] = [
@@ -29,6 +30,7 @@ export const commands: Command[] = [
   ...routeCommands,
   serveCommand,
   ...snapshotCommands,
+  ...snapshotBrowseCommands,
   ...sessionVerbCommands,
   ...workspaceCommands,
   ...secretCommands,

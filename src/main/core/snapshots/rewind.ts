@@ -47,7 +47,6 @@ export async function rewind(
       svc.setOption(row.id, 'snapshotHead', target.id)
       svc.setOrigin(row.id, { verb: 'rewind', snapshot: target.id, memory: out.memory, note: out.note, at: nowIso() })
       ctx.repo.pin(target.id, row.id, 'rewind')
-      svc.markRestored(target.id)
       const running = ctx.lifecycle.transition(row.id, {
         from: ['restarting'],
         to: 'running',

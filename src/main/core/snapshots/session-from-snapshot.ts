@@ -156,7 +156,6 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
       detail: { from: snapshot.id, memory: out.memory, note: out.note },
     })
     ctx.repo.pin(snapshot.id, id, input.verb)
-    svc.markRestored(snapshot.id)
     progress.done('restore', `session ${running.name} is running on ${serverName}${out.memory ? ' (memory restored)' : snapshot.kind === 'memory+disk' ? ' (from disk)' : ''}`)
     return { session: ctx.sessions.toModel(running), memory: out.memory, note: out.note }
   } catch (e) {

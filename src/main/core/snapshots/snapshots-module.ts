@@ -6,6 +6,7 @@ import { ProgressReporter } from '../progress'
 import type { Secrets } from '../secrets/secrets-module'
 import { SnapshotsRepo } from '../store/snapshots-repo'
 import type { PauseService } from '../pause/pause-service'
+import { diff, diffFile } from './diff'
 import { fork } from './fork'
 import { MemoryParts } from './memory'
 import { move, recoverMove, sweepLeftovers } from './move'
@@ -18,6 +19,7 @@ import { removeImageTag } from './server-steps'
 import { sessionFromSnapshot } from './session-from-snapshot'
 import { sessionImage } from '../engines/docker-names'
 import { SnapshotService } from './snapshot-service'
+import { timeline } from './timeline'
 
 export interface SnapshotsModule {
   service: SnapshotService
@@ -97,6 +99,9 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
       'snapshot.show': (a) => service.show(a.id),
       'snapshot.remove': (a) => service.remove(a.id),
       'snapshot.test': (a) => testRestore(service, a.id, a.op),
+      'snapshot.timeline': (a) => timeline(service, a.session),
+      'snapshot.diff': (a) => diff(service, a),
+      'snapshot.diffFile': (a) => diffFile(service, a),
       'session.fork': (a) => fork(service, a),
       'session.rewind': (a) => rewind(service, a),
       'session.restart': (a) => restart(service, a),

@@ -207,6 +207,14 @@ export class SnapshotsRepo {
     return (prepared(this.db, `SELECT rowid, * FROM snapshots ${where} ORDER BY rowid DESC`).all({ ...params, sessionId }) as Raw[]).map(fromRaw)
   }
 
+  /** The ready snapshots taken after any of these (their parent is one of them). */
+  children(ids: string[]): Array<{ id: string; name: string; parent: string }> {
+    return prepared(
+      this.db,
+      "SELECT id, name, parent_snapshot AS parent FROM snapshots WHERE state = 'ready' AND parent_snapshot IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+    ).all(JSON.stringify(ids)) as Array<{ id: string; name: string; parent: string }>
+  }
+
   inState(state: SnapshotState): SnapshotRow[] {
     return (prepared(this.db, 'SELECT rowid, * FROM snapshots WHERE state = ? ORDER BY rowid').all(state) as Raw[]).map(fromRaw)
   }

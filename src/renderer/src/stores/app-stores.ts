@@ -7,6 +7,7 @@ import { createServersStore, type ServersState } from './servers'
 import { createSessionsStore, type SessionsState } from './sessions'
 import { createSettingsStore, type SettingsState } from './settings'
 import { createSnapshotsStore, type SnapshotsState } from './snapshots'
+import { createSnapshotBrowserStore, type SnapshotBrowserState } from './snapshot-browser'
 import { createWorkspaceStore, type WorkspaceState } from './workspace'
 import { createTerminalsStore, type TerminalsState } from './terminals'
 import { createUiStore, type UiState } from './ui'
@@ -22,6 +23,7 @@ export function createAppStores(client: Client, win?: Parameters<typeof createUi
     settings: createSettingsStore(client),
     events: createEventsStore(client),
     snapshots: createSnapshotsStore(client),
+    browser: createSnapshotBrowserStore(client),
     workspace: createWorkspaceStore(client),
     terminals: createTerminalsStore(client, sessions),
     ui,
@@ -43,5 +45,6 @@ export const useSettings = <T>(selector: (s: SettingsState) => T): T => useStore
 export const useEvents = <T>(selector: (s: EventsState) => T): T => useStore(useStores().events, selector)
 export const useTerminals = <T>(selector: (s: TerminalsState) => T): T => useStore(useStores().terminals.store, selector)
 export const useSnapshots = <T>(selector: (s: SnapshotsState) => T): T => useStore(useStores().snapshots, selector)
+export const useBrowser = <T>(selector: (s: SnapshotBrowserState) => T): T => useStore(useStores().browser, selector)
 export const useWorkspace = <T>(selector: (s: WorkspaceState) => T): T => useStore(useStores().workspace, selector)
 export const useUi = <T>(selector: (s: UiState) => T): T => useStore(useStores().ui, selector)

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import checkpoint from './sh/checkpoint.sh'
 import common from './sh/common.sh'
+import diff from './sh/diff.sh'
 import engine from './sh/engine.sh'
 import freeze from './sh/freeze.sh'
 import images from './sh/images.sh'
@@ -28,6 +29,7 @@ export const SERVER_SCRIPT_PARTS: ReadonlyArray<readonly [file: string, text: st
   ['pause.sh', pause],
   ['transfer.sh', transfer],
   ['images.sh', images],
+  ['diff.sh', diff],
   ['main.sh', main],
 ]
 

@@ -77,16 +77,60 @@ describe('the snapshot browser', () => {
     expect(await screen.findByText('web is back at keep:v1 with its memory; its state before is kept as pre-rewind-1:v1.')).toBeTruthy()
   })
 
-  it("shows a session's checkpoint history as a timeline", async () => {
-    const client = new FakeClient().handle('snapshot.list', (a) => ({
-      items: a.session === web.id ? [snap({ id: 'seal-2:v1', auto: true, reason: 'seal', kind: 'disk' }), snap({ id: 'pause-1:v1', auto: true, reason: 'pause' })] : [],
-      next: null,
-    }))
+  it("browses a session's checkpoints: timeline, lineage, details, what changed and a file's diff", async () => {
+    const child = session({ name: 'web-2' })
+    const entry = (over: Partial<Snapshot>) => ({ ...snap(over), dependents: [] as Array<{ kind: 'session' | 'snapshot'; id: string; name: string }> })
+    const client = new FakeClient()
+      .handle('snapshot.list', () => ({ items: [], next: null }))
+      .handle('snapshot.timeline', () => ({
+        session: { id: web.id, name: 'web' },
+        items: [
+          { ...entry({ id: 'web.pause:v1', auto: true, reason: 'pause', kind: 'disk' }), dependents: [{ kind: 'session', id: child.id, name: 'web-2' }] },
+          entry({ id: 'nightly:v1', parentSnapshot: 'web.pause:v1' }),
+        ],
+        lineage: [
+          { id: web.id, name: 'web', state: 'running', server: 'local', parent: null, snapshot: null, verb: null },
+          { id: child.id, name: 'web-2', state: 'running', server: 'local', parent: web.id, snapshot: 'web.pause:v1', verb: 'fork' },
+        ],
+      }))
+      .handle('snapshot.diff', (a) => ({
+        from: a.from ?? 'web.pause:v1',
+        to: a.to,
+        total: 2,
+        cached: false,
+        items: [
+          { status: 'added', type: 'file', size: 6, path: '/workspace/new.txt' },
+          { status: 'deleted', type: 'file', size: 3, path: '/workspace/old.txt' },
+        ],
+        next: null,
+      }))
+      .handle('snapshot.diffFile', (a) => ({ path: a.path, kind: 'diff', text: '--- a/workspace/new.txt\n+++ b/workspace/new.txt\n@@ -0,0 +1 @@\n+hello', bytes: null, truncated: false }))
     boot(client, `#/snapshots/${web.id}`)
     expect(await screen.findByRole('heading', { name: 'Snapshots of web' })).toBeTruthy()
     const timeline = await screen.findByRole('list', { name: 'checkpoint history' })
-    expect(within(timeline).getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent)).toEqual(['seal-2:v1', 'pause-1:v1'])
-    expect(client.callsOf('snapshot.list').at(-1)).toMatchObject({ session: web.id })
+    expect(within(timeline).getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent)).toEqual(['web.pause:v1', 'nightly:v1'])
+    const lineage = screen.getByRole('navigation', { name: 'lineage' })
+    expect(within(lineage).getByText('web-2').closest('li')!.textContent).toContain('fork from web.pause:v1')
+
+    // the newest is selected: its details and what changed since the one before
+    expect(await screen.findByRole('heading', { name: 'nightly:v1' })).toBeTruthy()
+    expect(await screen.findByText('2 files changed since web.pause:v1.')).toBeTruthy()
+    expect(client.callsOf('snapshot.diff')[0]).toMatchObject({ to: 'nightly:v1', offset: 0 })
+    fireEvent.click(screen.getByRole('button', { name: '/workspace/new.txt' }))
+    const diff = await screen.findByRole('region', { name: 'diff of /workspace/new.txt' })
+    await waitFor(() => expect(diff.textContent).toContain('+hello'))
+
+    // another checkpoint, compared with any other
+    fireEvent.click(within(timeline).getByRole('button', { name: /web\.pause:v1/ }))
+    expect(await screen.findByRole('heading', { name: 'web.pause:v1' })).toBeTruthy()
+    fireEvent.change(screen.getByLabelText('compare with'), { target: { value: 'nightly:v1' } })
+    await waitFor(() => expect(client.callsOf('snapshot.diff').at(-1)).toMatchObject({ to: 'web.pause:v1', from: 'nightly:v1' }))
+
+    // a snapshot a session still runs from is not deleted: the reason is given
+    expect(screen.getByText(/Kept: web-2 was made from it/)).toBeTruthy()
+    fireEvent.click(within(screen.getByRole('group', { name: 'actions for web.pause:v1' })).getByRole('button', { name: 'Delete…' }))
+    expect(await screen.findByText('web.pause:v1 is kept: web-2 was made from it and still runs on its disk. Finish those sessions first.')).toBeTruthy()
+    expect(client.callsOf('snapshot.remove')).toEqual([])
   })
 
   it('says what to do when there are none', async () => {

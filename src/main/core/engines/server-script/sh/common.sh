@@ -3,7 +3,7 @@
 # ssh user's state folder) and run there with DOCKER_HOST set. Usage: berth-server.sh COMMAND ARGS...
 # Environment: DOCKER_HOST (the engine), BERTH_HOME_ID (names this Berth's helper and job folder).
 # It is built from the files next to this one (common, jobs, root, freeze, checkpoint, probe, pause,
-# transfer, images, main), in that order; job-protocol.ts (beside server-script.ts) parses what it prints.
+# transfer, images, diff, main), in that order; job-protocol.ts (beside server-script.ts) parses what it prints.
 set -u
 SELF=$0
 HOME_ID=${BERTH_HOME_ID:-default}

@@ -16,6 +16,10 @@ dispatch() {
     image-send) cmd_image_send "$@" ;;
     image-saved-remove) cmd_image_saved_remove "$@" ;;
     copy-workspace) cmd_copy_workspace "$@" ;;
+    diff-list) cmd_diff_list "$@" ;;
+    diff-file) cmd_diff_file "$@" ;;
+    root-diff) cmd_root_diff "$@" ;;
+    root-diff-file) cmd_root_diff_file "$@" ;;
     sync) cmd_sync "$@" ;;
     sync-all) cmd_sync_all "$@" ;;
     probe) cmd_probe "$@" ;;
