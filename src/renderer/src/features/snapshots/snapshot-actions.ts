@@ -119,4 +119,3 @@ export function actionsFor(stores: AppStores, snap: Snapshot, parentLive: boolea
   })
   return items
 }
-
