@@ -20,7 +20,8 @@ describe("the gateway's host key", () => {
       expect(utils.parseKey(pair.private)).not.toBeInstanceOf(Error)
       expect(utils.parseKey(pair.public)).not.toBeInstanceOf(Error)
     }
-  })
+    // 1,500 key pairs: a second or two alone, far more on a loaded 2-core machine
+  }, 60_000)
 
   it('is kept across loads, and a file that never parsed is replaced', () => {
     const h = home()

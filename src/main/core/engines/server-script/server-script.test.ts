@@ -41,7 +41,8 @@ describe('the server script', () => {
       .map((l) => l.replace(/^[^:]+:(\d+):/, (_m, n: string) => `${where(Number(n))}:`))
     expect(findings).toEqual([])
     expect(r.status).toBe(0)
-  })
+    // shellcheck reads the whole program: seconds of CPU, far more on a loaded 2-core machine
+  }, 120_000)
 
   it('parses under dash', () => {
     execFileSync('dash', ['-n', script])
