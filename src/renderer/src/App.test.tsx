@@ -322,10 +322,12 @@ describe('rates', () => {
 })
 
 describe('the shell of the page', () => {
-  it('follows the route with Ctrl+number and shows when the link to the core is down', async () => {
+  it('follows the route with Alt+Shift+number (Ctrl+number is the browser tab\'s) and shows when the link to the core is down', async () => {
     const client = new FakeClient().handle('session.list', () => [])
     const stores = bootApp(client)
-    fireEvent.keyDown(window, { key: '3', ctrlKey: true })
+    fireEvent.keyDown(window, { key: '3', code: 'Digit3', ctrlKey: true })
+    expect(stores.ui.getState().route).toEqual({ screen: 'sessions' })
+    fireEvent.keyDown(window, { key: '#', code: 'Digit3', altKey: true, shiftKey: true })
     expect(stores.ui.getState().route).toEqual({ screen: 'servers' })
     expect(await screen.findByRole('heading', { name: 'Servers' })).toBeTruthy()
     act(() => stores.ui.setState({ connected: false }))

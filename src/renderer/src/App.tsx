@@ -45,7 +45,7 @@ function Nav() {
             {n.label}
             {n.route.screen === 'sessions' && running > 0 ? <span className="muted"> · {running}</span> : null}
           </span>
-          <kbd>^{n.key}</kbd>
+          <kbd aria-label={`Alt Shift ${n.key}`}>⌥⇧{n.key}</kbd>
         </a>
       ))}
       <div className="spacer" />
@@ -93,9 +93,11 @@ function GlobalKeys() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const ui = stores.ui.getState()
-      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && /^[1-4]$/.test(e.key)) {
+      // Alt+Shift: a browser tab keeps Ctrl+1..4 for itself; the desktop app takes the same keys
+      const digit = /^Digit([1-4])$/.exec(e.code)
+      if (digit && e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey) {
         e.preventDefault()
-        ui.navigate(NAV[Number(e.key) - 1]!.route)
+        ui.navigate(NAV[Number(digit[1]) - 1]!.route)
         return
       }
       if (typingIn(e.target) || e.ctrlKey || e.metaKey || e.altKey || ui.dialog || ui.confirm) return

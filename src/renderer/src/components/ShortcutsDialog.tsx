@@ -2,16 +2,16 @@ import { useStores } from '../stores/app-stores'
 import { Modal } from './Modal'
 
 export const SHORTCUTS: Array<[string, string]> = [
-  ['Ctrl 1 · 2 · 3 · 4', 'Sessions · Snapshots · Servers · Settings'],
+  ['Alt Shift 1 · 2 · 3 · 4', 'Sessions · Snapshots · Servers · Settings'],
   ['n', 'New session'],
   ['/', 'Filter the sessions'],
   ['j / k or ↓ / ↑', 'Move through the sessions'],
   ['Enter', 'Open the selected session'],
   ['p', 'Pause or resume the selected session'],
   ['f', 'Finish the selected session'],
-  ['Ctrl Shift T', 'New terminal'],
-  ['Ctrl Shift W', 'Close the terminal tab (its view keeps running)'],
-  ['Ctrl Shift ] / [', 'Next / previous terminal'],
+  ['Alt Shift T', 'New terminal'],
+  ['Alt Shift W', 'Close the terminal tab (its view keeps running)'],
+  ['Alt Shift ] / [', 'Next / previous terminal'],
   ['Ctrl Shift C / V', 'Copy / paste in a terminal'],
   ['?', 'This list'],
 ]

@@ -287,8 +287,8 @@ export class TerminalSession {
 
   /** Ctrl+Shift+C / Ctrl+Shift+V copy and paste (plain Ctrl+C stays the interrupt). */
   private keys(ev: KeyboardEvent): boolean {
-    // Ctrl+1..4 switch screens (the page handles them), never reach the shell
-    if ((ev.ctrlKey || ev.metaKey) && !ev.shiftKey && !ev.altKey && /^[1-4]$/.test(ev.key)) return false
+    // Alt+Shift+1..4, T, W, [ and ] are the page's (screens, terminal tabs): they never reach the shell
+    if (ev.altKey && ev.shiftKey && !ev.ctrlKey && !ev.metaKey && /^(Digit[1-4]|KeyT|KeyW|BracketLeft|BracketRight)$/.test(ev.code)) return false
     if (ev.type !== 'keydown' || !ev.ctrlKey || !ev.shiftKey || ev.altKey || ev.metaKey) return true
     const key = ev.key.toLowerCase()
     if (key === 'c') {

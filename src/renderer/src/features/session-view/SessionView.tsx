@@ -84,8 +84,9 @@ export function SessionView({ id }: { id: string }) {
   useEffect(() => {
     if (!sessionId) return
     const onKey = (e: KeyboardEvent) => {
-      if (!e.ctrlKey || !e.shiftKey || e.altKey || e.metaKey) return
-      const k = e.key.toLowerCase()
+      // Alt+Shift: in a browser tab Ctrl+Shift+T and W belong to the browser
+      if (!e.altKey || !e.shiftKey || e.ctrlKey || e.metaKey) return
+      const k = e.code === 'KeyT' ? 't' : e.code === 'KeyW' ? 'w' : e.code === 'BracketRight' ? ']' : e.code === 'BracketLeft' ? '[' : e.key.toLowerCase()
       const i = tabs.findIndex((t) => t.key === active)
       if (k === 't') {
         e.preventDefault()
@@ -169,7 +170,7 @@ export function SessionView({ id }: { id: string }) {
             <span className={`dot ${t.snapshot.status}`} title={t.snapshot.status} />
             {t.snapshot.view ?? 'new'}
             {!t.snapshot.persistent && <span className="muted" title="this image has no tmux: the shell ends with the tab">(plain)</span>}
-            <button className="x" aria-label={`close tab ${t.snapshot.view ?? ''}`} title="Close the tab; the view keeps running (Ctrl+Shift+W)" onClick={(e) => {
+            <button className="x" aria-label={`close tab ${t.snapshot.view ?? ''}`} title="Close the tab; the view keeps running (Alt+Shift+W)" onClick={(e) => {
               e.stopPropagation()
               closeTab(t.key)
             }}>
@@ -185,7 +186,7 @@ export function SessionView({ id }: { id: string }) {
             )}
           </div>
         ))}
-        <button className="small" onClick={newTab} disabled={!running} title="New terminal (Ctrl+Shift+T)" aria-label="new terminal">
+        <button className="small" onClick={newTab} disabled={!running} title="New terminal (Alt+Shift+T)" aria-label="new terminal">
           +
         </button>
         {detached.length > 0 && (
@@ -214,7 +215,7 @@ export function SessionView({ id }: { id: string }) {
           ) : (
             <EmptyState title={running ? 'No terminal open' : `The session is ${session.state}`}>
               {running
-                ? 'Open a terminal with + (Ctrl+Shift+T); views you closed keep running and can be reopened.'
+                ? 'Open a terminal with + (Alt+Shift+T); views you closed keep running and can be reopened.'
                 : session.state === 'finished'
                   ? 'A finished session keeps its history; start a new session to work again.'
                   : 'Its terminals come back by themselves once it runs again.'}
