@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 
-/** The current time, refreshed every `everyMs` (ages in lists stay true without re-fetching). */
-export function useNow(everyMs = 30_000): number {
+/** The current time, refreshed every `everyMs` (ages and idle timers stay true, to the second, without re-fetching). */
+export function useNow(everyMs = 1000): number {
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), everyMs)
@@ -18,3 +18,20 @@ export function typingIn(target: EventTarget | null): boolean {
   if (el.closest?.('.xterm')) return true
   return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)
 }
+
+/** Whether a CSS media query matches now, kept up to date (the layout for small windows). */
+export function useMedia(query: string): boolean {
+  const [matches, setMatches] = useState(() => typeof window.matchMedia === 'function' && window.matchMedia(query).matches)
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return
+    const m = window.matchMedia(query)
+    const on = () => setMatches(m.matches)
+    on()
+    m.addEventListener('change', on)
+    return () => m.removeEventListener('change', on)
+  }, [query])
+  return matches
+}
+
+/** The width below which the layout folds (styles.css has the same breakpoint). */
+export const NARROW = '(max-width: 1000px)'

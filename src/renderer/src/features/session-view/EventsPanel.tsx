@@ -26,7 +26,7 @@ export function EventsPanel({ sessionId }: { sessionId: string }) {
   }, [stores, sessionId])
   return (
     <>
-      <h3>Events</h3>
+      <h2>Events</h2>
       {events.length === 0 ? (
         <p className="muted" style={{ margin: '0 14px' }}>
           Nothing has happened yet.

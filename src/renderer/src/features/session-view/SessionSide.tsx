@@ -6,7 +6,7 @@ import { saveSession } from '../sessions/session-actions'
 import { EventsPanel } from './EventsPanel'
 
 /** What the session is doing besides its terminals: previews, pausing rules, workspace, events. */
-export function SessionSide({ session: s }: { session: ShownSession }) {
+export function SessionSide({ session: s, id }: { session: ShownSession; id?: string }) {
   const stores = useStores()
   const ws = useWorkspace((w) => w.byId[s.id])
   const [idle, setIdle] = useState('')
@@ -24,10 +24,10 @@ export function SessionSide({ session: s }: { session: ShownSession }) {
   const live = s.state !== 'finished'
 
   return (
-    <aside className="side">
+    <aside className="side" id={id} aria-label="session details">
       {s.previews && s.previews.length > 0 && (
         <section>
-          <h3>Previews</h3>
+          <h2>Previews</h2>
           <div className="block">
             {s.previews.map((p) => (
               <a
@@ -46,7 +46,7 @@ export function SessionSide({ session: s }: { session: ShownSession }) {
       )}
       {live && (
         <section>
-          <h3>Pausing</h3>
+          <h2>Pausing</h2>
           <div className="block">
             <label className="choice">
               <input type="checkbox" checked={s.autoPause} onChange={(e) => void configure({ autoPause: e.target.checked })} />
@@ -75,7 +75,7 @@ export function SessionSide({ session: s }: { session: ShownSession }) {
       )}
       {s.workspace && (
         <section>
-          <h3>Workspace</h3>
+          <h2>Workspace</h2>
           <div className="block">
             <span className="mono">
               {s.workspace.dir} · {s.workspace.branch}

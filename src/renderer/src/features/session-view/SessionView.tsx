@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { CopyLine } from '../../components/CopyLine'
 import { EmptyState } from '../../components/EmptyState'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -53,6 +53,7 @@ export function SessionView({ id }: { id: string }) {
   const active = useTerminals((s) => (sessionId ? s.active[sessionId] : undefined))
   const detached = useTerminals((s) => (sessionId ? (s.detached[sessionId] ?? NO_VIEWS) : NO_VIEWS))
   const problem = useTerminals((s) => (sessionId ? s.problem[sessionId] : null))
+  const [sideOpen, setSideOpen] = useState(false)
   const navigate = useUi((s) => s.navigate)
   const servers = useServers((s) => s.list)
   const running = session?.state === 'running'
@@ -121,6 +122,7 @@ export function SessionView({ id }: { id: string }) {
   }
 
   const verbs = sessionActions(stores, session, servers)
+  const activeTab = tabs.find((t) => t.key === active)
   const endView = async (key: string, view: string | undefined) => {
     const ok = await stores.ui.getState().ask({
       title: `End the view ${view ?? ''}?`,
@@ -146,6 +148,9 @@ export function SessionView({ id }: { id: string }) {
             </button>
           )}
           <Menu label={`more for ${session.name}`} items={verbs.more} />
+          <button className="side-toggle" aria-expanded={sideOpen} aria-controls="session-side" onClick={() => setSideOpen(!sideOpen)}>
+            Details
+          </button>
         </div>
         {session.origin && (
           <div className="origin">
@@ -155,37 +160,45 @@ export function SessionView({ id }: { id: string }) {
         )}
         {session.state === 'failed' && session.failure && <div className="failure" style={{ flexBasis: '100%' }}>{session.failure}</div>}
       </header>
-      <div className="tabs" role="tablist" aria-label="terminals">
-        {tabs.map((t) => (
-          <div
-            key={t.key}
-            className="tab"
-            role="tab"
-            tabIndex={0}
-            aria-selected={t.key === active}
-            onClick={() => term.setActive(session.id, t.key)}
-            onKeyDown={(e) => e.key === 'Enter' && term.setActive(session.id, t.key)}
-            data-view={t.snapshot.view}
-          >
-            <span className={`dot ${t.snapshot.status}`} title={t.snapshot.status} />
-            {t.snapshot.view ?? 'new'}
-            {!t.snapshot.persistent && <span className="muted" title="this image has no tmux: the shell ends with the tab">(plain)</span>}
-            <button className="x" aria-label={`close tab ${t.snapshot.view ?? ''}`} title="Close the tab; the view keeps running (Alt+Shift+W)" onClick={(e) => {
-              e.stopPropagation()
-              closeTab(t.key)
-            }}>
-              ×
+      <div className="tabs">
+        {/* the tabs alone in the tab list: their close and end buttons follow it (no control inside a control) */}
+        <div className="tablist" role="tablist" aria-label="terminals">
+          {tabs.map((t) => (
+            <button
+              key={t.key}
+              className="tab"
+              role="tab"
+              aria-selected={t.key === active}
+              tabIndex={t.key === active || (!active && t === tabs[0]) ? 0 : -1}
+              onClick={() => term.setActive(session.id, t.key)}
+              onKeyDown={(e) => {
+                const i = tabs.indexOf(t)
+                const to = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : null
+                if (to === null || tabs.length < 2) return
+                e.preventDefault()
+                const next = tabs[(to + tabs.length) % tabs.length]!
+                term.setActive(session.id, next.key)
+                ;(e.currentTarget.parentElement?.querySelector(`[data-key="${CSS.escape(next.key)}"]`) as HTMLElement | null)?.focus()
+              }}
+              data-view={t.snapshot.view}
+              data-key={t.key}
+            >
+              <span className={`dot ${t.snapshot.status}`} title={t.snapshot.status} />
+              {t.snapshot.view ?? 'new'}
+              {!t.snapshot.persistent && <span className="muted" title="this image has no tmux: the shell ends with the tab">(plain)</span>}
             </button>
-            {t.snapshot.persistent && t.key === active && (
-              <button className="x" aria-label={`end view ${t.snapshot.view ?? ''}`} title="End this view and its shell" onClick={(e) => {
-                e.stopPropagation()
-                void endView(t.key, t.snapshot.view)
-              }}>
-                end
-              </button>
-            )}
-          </div>
-        ))}
+          ))}
+        </div>
+        {activeTab && (
+          <button className="x" aria-label={`close tab ${activeTab.snapshot.view ?? ''}`} title="Close the tab; the view keeps running (Alt+Shift+W)" onClick={() => closeTab(activeTab.key)}>
+            ×
+          </button>
+        )}
+        {activeTab?.snapshot.persistent && (
+          <button className="x" aria-label={`end view ${activeTab.snapshot.view ?? ''}`} title="End this view and its shell" onClick={() => void endView(activeTab.key, activeTab.snapshot.view)}>
+            end
+          </button>
+        )}
         <button className="small" onClick={newTab} disabled={!running} title="New terminal (Alt+Shift+T)" aria-label="new terminal">
           +
         </button>
@@ -207,7 +220,7 @@ export function SessionView({ id }: { id: string }) {
           </select>
         )}
       </div>
-      <div className="session-body">
+      <div className={`session-body${sideOpen ? ' side-open' : ''}`}>
         <div className="terminals">
           {problem ? <ProblemLine problem={problem} /> : <div />}
           {active ? (
@@ -222,7 +235,7 @@ export function SessionView({ id }: { id: string }) {
             </EmptyState>
           )}
         </div>
-        <SessionSide session={session} />
+        <SessionSide session={session} id="session-side" />
       </div>
     </section>
   )

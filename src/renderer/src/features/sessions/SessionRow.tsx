@@ -52,14 +52,14 @@ export const SessionRow = memo(function SessionRow({
           {imageLabel(s.image)}
         </div>
       </td>
-      <td>{s.server}</td>
+      <td className="wide-only">{s.server}</td>
       <td>
         <StateBadge session={s} />
         {progress && WORKING.includes(s.state) && <ProgressBar progress={progress} />}
         {s.state === 'failed' && s.failure && <div className="failure">{s.failure}</div>}
       </td>
-      <td title={s.createdAt}>{age(s.createdAt, now)}</td>
-      <td className="meter">
+      <td className="wide-only" title={s.createdAt}>{age(s.createdAt, now)}</td>
+      <td className="meter wide-only">
         {s.meter ? meterLine(s.meter, s.state) : '–'}
       </td>
       <td>{unsaved && <span className="unsaved" title="the workspace has work that was never saved">● unsaved</span>}</td>

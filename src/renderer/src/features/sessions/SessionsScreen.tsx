@@ -5,7 +5,7 @@ import { EmptyState } from '../../components/EmptyState'
 import { MachineChecks } from '../settings/MachineChecks'
 import { ProblemLine } from '../../components/ProblemLine'
 import { ServerFilter } from '../../components/ServerFilter'
-import { typingIn, useNow } from '../../lib/hooks'
+import { NARROW, typingIn, useMedia, useNow } from '../../lib/hooks'
 import { useServers, useSessions, useStores, useUi, useWorkspace } from '../../stores/app-stores'
 import { visibleSessions, type StateFilter } from '../../stores/sessions'
 import { finishSession, sessionActions } from './session-actions'
@@ -33,6 +33,7 @@ export function SessionsScreen() {
   const navigate = useUi((s) => s.navigate)
   const openDialog = useUi((s) => s.openDialog)
   const now = useNow()
+  const narrow = useMedia(NARROW)
   const search = useRef<HTMLInputElement>(null)
   const [selected, setSelected] = useState<string | null>(null)
   const workspace = useWorkspace((s) => s.byId)
@@ -161,20 +162,20 @@ export function SessionsScreen() {
           {/* fixed columns: the widths must not change as rows scroll in and out */}
           <colgroup>
             <col />
-            <col style={{ width: 110 }} />
+            {!narrow && <col style={{ width: 110 }} />}
             <col style={{ width: 170 }} />
-            <col style={{ width: 80 }} />
-            <col style={{ width: 230 }} />
+            {!narrow && <col style={{ width: 80 }} />}
+            {!narrow && <col style={{ width: 230 }} />}
             <col style={{ width: 90 }} />
             <col style={{ width: 200 }} />
           </colgroup>
           <thead>
             <tr>
               <th>Name</th>
-              <th>Server</th>
+              <th className="wide-only">Server</th>
               <th>State</th>
-              <th>Age</th>
-              <th>Meter</th>
+              <th className="wide-only">Age</th>
+              <th className="wide-only">Meter</th>
               <th>
                 <span className="visually-hidden">Unsaved work</span>
               </th>
