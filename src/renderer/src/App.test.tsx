@@ -325,10 +325,12 @@ describe('the shell of the page', () => {
   it('follows the route with Alt+Shift+number (Ctrl+number is the browser tab\'s) and shows when the link to the core is down', async () => {
     const client = new FakeClient().handle('session.list', () => [])
     const stores = bootApp(client)
-    fireEvent.keyDown(window, { key: '3', code: 'Digit3', ctrlKey: true })
-    expect(stores.ui.getState().route).toEqual({ screen: 'sessions' })
     fireEvent.keyDown(window, { key: '#', code: 'Digit3', altKey: true, shiftKey: true })
     expect(stores.ui.getState().route).toEqual({ screen: 'servers' })
+    // the desktop app's Ctrl+number too, where it reaches the page
+    fireEvent.keyDown(window, { key: '2', code: 'Digit2', ctrlKey: true })
+    expect(stores.ui.getState().route).toEqual({ screen: 'snapshots' })
+    fireEvent.keyDown(window, { key: '3', code: 'Digit3', altKey: true, shiftKey: true })
     expect(await screen.findByRole('heading', { name: 'Servers' })).toBeTruthy()
     act(() => stores.ui.setState({ connected: false }))
     expect(screen.getByText('Reconnecting to Berth…')).toBeTruthy()

@@ -94,8 +94,11 @@ function GlobalKeys() {
     const onKey = (e: KeyboardEvent) => {
       const ui = stores.ui.getState()
       // Alt+Shift: a browser tab keeps Ctrl+1..4 for itself; the desktop app takes the same keys
-      const digit = /^Digit([1-4])$/.exec(e.code)
-      if (digit && e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey) {
+      // (Ctrl+1..4 still works where it reaches the page)
+      const digit = /^Digit([1-4])$/.exec(e.code) ?? (e.ctrlKey || e.metaKey ? /^([1-4])$/.exec(e.key) : null)
+      const alt = e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey
+      const ctrl = (e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey
+      if (digit && (alt || ctrl)) {
         e.preventDefault()
         ui.navigate(NAV[Number(digit[1]) - 1]!.route)
         return

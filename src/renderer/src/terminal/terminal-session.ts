@@ -289,6 +289,7 @@ export class TerminalSession {
   private keys(ev: KeyboardEvent): boolean {
     // Alt+Shift+1..4, T, W, [ and ] are the page's (screens, terminal tabs): they never reach the shell
     if (ev.altKey && ev.shiftKey && !ev.ctrlKey && !ev.metaKey && /^(Digit[1-4]|KeyT|KeyW|BracketLeft|BracketRight)$/.test(ev.code)) return false
+    if ((ev.ctrlKey || ev.metaKey) && !ev.shiftKey && !ev.altKey && /^[1-4]$/.test(ev.key)) return false
     if (ev.type !== 'keydown' || !ev.ctrlKey || !ev.shiftKey || ev.altKey || ev.metaKey) return true
     const key = ev.key.toLowerCase()
     if (key === 'c') {

@@ -86,7 +86,10 @@ export function SessionView({ id }: { id: string }) {
     if (!sessionId) return
     const onKey = (e: KeyboardEvent) => {
       // Alt+Shift: in a browser tab Ctrl+Shift+T and W belong to the browser
-      if (!e.altKey || !e.shiftKey || e.ctrlKey || e.metaKey) return
+      // (Ctrl+Shift still works where it reaches the page)
+      const alt = e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey
+      const ctrl = e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey
+      if (!alt && !ctrl) return
       const k = e.code === 'KeyT' ? 't' : e.code === 'KeyW' ? 'w' : e.code === 'BracketRight' ? ']' : e.code === 'BracketLeft' ? '[' : e.key.toLowerCase()
       const i = tabs.findIndex((t) => t.key === active)
       if (k === 't') {
