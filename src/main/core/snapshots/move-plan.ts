@@ -5,6 +5,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { SnapshotService } from './snapshot-service'
 import type { Transfer } from './transfer'
 import { containerOf } from '../sessions/container-spec'
+import { sessionFinished } from '../sessions/lifecycle'
 
 export interface MemoryPlan {
   carry: boolean
@@ -27,7 +28,7 @@ export interface MovePlan {
 /** Refuses what cannot move now; returns the row when it can. */
 export function movable(row: SessionRow, to: string): SessionRow {
   if (row.state !== 'paused') {
-    if (row.state === 'finished') throw new BerthError('refused', `cannot move session ${row.name}: the session finished`)
+    if (row.state === 'finished') throw sessionFinished(row, 'move')
     if (row.state === 'running') throw new BerthError('conflict', `session ${row.name} is running: pause it first (berth pause ${row.name}), then resume it --on ${to}`, { state: row.state })
     throw new BerthError('conflict', `cannot move session ${row.name}: it is ${row.state}`, { state: row.state })
   }

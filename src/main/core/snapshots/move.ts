@@ -8,7 +8,7 @@
 import type { z } from 'zod'
 import type { MoveResult } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import { LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import type { SessionRow } from '../store/sessions-repo'
@@ -34,7 +34,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
     const target = ctx.engines.get(args.to)
     await Promise.all([source.ready(), target.ready()])
     const t0 = performance.now()
-    const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: args.op, sessionId: row.id, server: args.to })
+    const progress = progressOn(ctx.bus, args.op, row.id, args.to)
     const from = row.server
     ctx.lifecycle.transition(row.id, { from: ['paused'], to: 'moving', verb: 'move', detail: { from, to: args.to, resume: !!args.resume } })
     let made = false

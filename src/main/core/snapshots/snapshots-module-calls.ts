@@ -3,7 +3,7 @@
 import { BerthError } from '../../../shared/errors'
 import type { Handlers } from '../api'
 import type { Core } from '../core'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import type { Secrets } from '../secrets/secrets-module'
 import { fork } from './fork'
 import { move } from './move'
@@ -30,12 +30,10 @@ type SnapshotCalls = Pick<
 >
 
 export function snapshotCalls(core: Core, service: SnapshotService, transfer: Transfer, secrets: Secrets): SnapshotCalls {
-  const progressFor = (op: string | undefined, sessionId: string | null, server: string | null) =>
-    new ProgressReporter((p) => core.bus.emit('progress', p), { op, sessionId, server })
   return {
     'snapshot.create': (a) => {
       const row = core.sessions.resolve(a.id)
-      return service.create(row.id, a.name, progressFor(a.op, row.id, row.server))
+      return service.create(row.id, a.name, progressOn(core.bus, a.op, row.id, row.server))
     },
     'snapshot.list': (a) => service.list(a),
     'snapshot.show': (a) => service.show(a.id),

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { SaveResult, WorkspaceStatus } from '../../../shared/contract/workspace'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { Db } from '../store/database'
@@ -65,7 +65,7 @@ export class WorkspaceService {
       const row = this.sessions.resolve(first.id)
       const ws = this.workspaceOf(row)
       const engine = this.engines.get(row.server)
-      const progress = new ProgressReporter((p) => this.bus.emit('progress', p), { op, sessionId: row.id, server: row.server })
+      const progress = progressOn(this.bus, op, row.id, row.server)
       const place = await this.runner.open(engine, row)
       try {
         const out = await saveWorkspace({
