@@ -2,7 +2,7 @@
 // id, route and workspace branch, and succeeds or fails on its own; the result lists both.
 import type { z } from 'zod'
 import type { ForkOutcome, ForkResult } from '../../../shared/contract/snapshots'
-import { BerthError, toErrorBody } from '../../../shared/errors'
+import { toErrorBody } from '../../../shared/errors'
 import { progressOn, type ProgressReporter } from '../progress'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { sessionFromSnapshot } from './session-from-snapshot'
