@@ -4,6 +4,7 @@
 // script answers is bounded here (its size, its time); the host trusts none of it.
 import { createWriteStream } from 'node:fs'
 import { BerthError, oneSentence } from '../../../shared/errors'
+import { bytes } from '../../../shared/format'
 import type { Engine } from '../engines/engine'
 import { KEEPALIVE } from '../sessions/container-spec'
 import { volumeName, LABEL_HOLDER } from '../engines/docker-names'
@@ -151,5 +152,3 @@ async function execScript(engine: Engine, containerId: string, name: string, scr
     if (file && !file.writableFinished) file.destroy()
   }
 }
-
-const bytes = (n: number) => (n >= 1 << 20 ? `${Math.round(n / (1 << 20))} MiB` : `${Math.round(n / 1024)} KiB`)
