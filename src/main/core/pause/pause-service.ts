@@ -120,7 +120,7 @@ export class PauseService implements PauseApi {
     if (row.state === 'paused') {
       if (req.wait && !row.durable) {
         const pending = d.pauses.latest(row.id)?.detail.pending === 'memory'
-        throw new BerthError('internal', pending ? `session ${row.name} is frozen; its memory is written once the window allows (it stays frozen until then)` : `session ${row.name} is paused but Berth could not make its pause durable yet`)
+        throw new BerthError('checkpoint', pending ? `session ${row.name} is frozen; its memory is written once the window allows (it stays frozen until then)` : `session ${row.name} is paused but Berth could not make its pause durable yet`)
       }
       return { paused: false }
     }

@@ -230,7 +230,7 @@ export class SessionService {
       await removeContainerAndVolume(engine.docker, id).catch(() => undefined)
       this.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: 'create', patch: { failure: reason, containerId: null } })
       if (e instanceof BerthError) throw e
-      throw new BerthError('internal', `could not create the session: ${reason}`)
+      throw new BerthError('engine', `could not create the session: ${reason}`)
     }
   }
 

@@ -42,7 +42,7 @@ export async function commitMove(svc: SnapshotService, transfer: Transfer, m: Mo
       await target.docker.getContainer(out.containerId).start()
     }
     const runs = await target.docker.getContainer(out.containerId).inspect()
-    if (!runs.State.Running) throw new BerthError('internal', `the session's container did not start on ${to} (${runs.State.Status})`)
+    if (!runs.State.Running) throw new BerthError('engine', `the session's container did not start on ${to} (${runs.State.Status})`)
     await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId, server: to }, target, out.containerId)
     // the switch: from here the session lives on the target
     ctx.lifecycle.transition(row.id, {

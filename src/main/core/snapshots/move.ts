@@ -67,7 +67,7 @@ export async function move(svc: SnapshotService, transfer: Transfer, args: { id:
       }
       ctx.lifecycle.transition(row.id, { from: ['moving'], to: 'paused', verb: 'move', detail: { failed: reason, to: args.to } })
       if (e instanceof BerthError) throw e
-      throw new BerthError('internal', `could not move ${row.name} to ${args.to}: ${reason}; it is still paused on ${from}`)
+      throw new BerthError('transfer', `could not move ${row.name} to ${args.to}: ${reason}; it is still paused on ${from}`)
     }
   })
 }

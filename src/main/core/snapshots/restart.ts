@@ -95,7 +95,7 @@ async function completeRestartTelling(svc: SnapshotService, row: SessionRow, pro
   } catch (e) {
     const reason = reasonOf(e)
     ctx.lifecycle.transition(row.id, { from: ['restarting'], to: 'failed', verb: 'restart', patch: { failure: `restart failed: ${reason}` } })
-    throw new BerthError(e instanceof BerthError ? e.code : 'internal', `could not restart ${row.name}: ${reason}`)
+    throw new BerthError(e instanceof BerthError ? e.code : 'engine', `could not restart ${row.name}: ${reason}`)
   }
 }
 

@@ -46,7 +46,7 @@ export async function testRestore(svc: SnapshotService, ref: string, op?: string
     if (!info.State.Running) await c.start()
     await sleep(1000)
     const after = await c.inspect()
-    if (!after.State.Running) throw new BerthError('internal', `${snap.id} did not keep running after its restore (${after.State.Status}, exit ${after.State.ExitCode})`)
+    if (!after.State.Running) throw new BerthError('checkpoint', `${snap.id} did not keep running after its restore (${after.State.Status}, exit ${after.State.ExitCode})`)
     svc.markRestored(snap.id)
     const ms = performance.now() - t0
     progress.done('test', `${snap.id} restores${outcome.memory ? ' with its memory' : ''}`)

@@ -77,7 +77,7 @@ export async function rewind(
           patch: { failure: `rewind failed (${reason}) and so did putting ${kept.id} back (${oneSentence((e2 as Error).message)}); rewind to ${kept.id} to retry`, containerId: null },
         })
       }
-      throw new BerthError('internal', `could not rewind ${row.name} to ${target.id}: ${reason}; the session is as it was (kept as ${kept.id})`)
+      throw new BerthError('engine', `could not rewind ${row.name} to ${target.id}: ${reason}; the session is as it was (kept as ${kept.id})`)
     }
   })
 }

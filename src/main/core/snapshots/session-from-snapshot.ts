@@ -165,6 +165,6 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
     await removeImageTag(engine, sessionImage(ctx.homeId, id)).catch(() => undefined)
     ctx.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: input.verb, patch: { failure: reason, containerId: null } })
     if (e instanceof BerthError) throw e
-    throw new BerthError('internal', `could not start a session from ${snapshot.id}: ${reason}`)
+    throw new BerthError('engine', `could not start a session from ${snapshot.id}: ${reason}`)
   }
 }

@@ -207,7 +207,7 @@ export class SnapshotService {
       return ready
     } catch (e) {
       this.ctx.repo.remove(inserted.id)
-      throw e instanceof BerthError ? e : new BerthError('internal', `could not snapshot ${row.name}: ${oneSentence((e as Error).message)}`)
+      throw e instanceof BerthError ? e : new BerthError('engine', `could not snapshot ${row.name}: ${oneSentence((e as Error).message)}`)
     }
   }
 

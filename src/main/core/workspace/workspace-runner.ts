@@ -68,7 +68,7 @@ export class WorkspaceRunner {
       await helper.start()
     } catch (e) {
       await helper?.remove({ force: true }).catch(() => undefined)
-      throw new BerthError('internal', `could not reach the workspace of session ${row.name}: ${oneSentence((e as Error).message)}`)
+      throw new BerthError('engine', `could not reach the workspace of session ${row.name}: ${oneSentence((e as Error).message)}`)
     }
     const id = helper.id
     return {

@@ -109,7 +109,7 @@ export class WorkspaceService {
     } finally {
       await place.close()
     }
-    if (out.code !== 0) throw new BerthError('internal', `could not read the workspace of ${row.name}: ${oneSentence(out.stderr || `exit ${out.code}`)}`)
+    if (out.code !== 0) throw new BerthError('git', `could not read the workspace of ${row.name}: ${oneSentence(out.stderr || `exit ${out.code}`)}`)
     const st = parseStatus(out.stdout.toString())
     const last = this.db
       .prepare('SELECT at, commit_id, main_id FROM workspace_saves WHERE session_id = ? ORDER BY seq DESC LIMIT 1')
