@@ -163,7 +163,7 @@ describe('berth serve', () => {
     const { ws } = await socket(wsUrl, `http://127.0.0.1:${served.port}`)
     const door = caller(ws!)
     const dir = `/tmp/berth-not-a-hook-folder-${process.pid}`
-    const refused = await door.call('power.installHook', { platform: 'linux', dir, berth: ['/bin/true'] })
+    const refused = await door.call('power.installHook', { platform: 'linux', dir })
     expect(refused).toMatchObject({ t: 'error', error: { code: 'refused' } })
     expect(refused.error.message).toMatch(/^not a folder sleep hooks live in/)
     expect(existsSync(dir)).toBe(false)
