@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The snapshot browser and the layout for every size and hand, in Chromium against `berth serve` on
 // the real core and engine: a session's timeline and lineage, what changed between two snapshots
 // with a file's text diff, a rewind from the browser; 800x600 without sideways scrolling; a menu and
@@ -94,7 +95,7 @@ describe('the snapshot browser and the layout, in Chromium', () => {
     await page.goto(`${served.url}#/sessions`)
     const row = page.locator(`tr[data-session="${id}"]`)
     await row.waitFor({ timeout: 30_000 })
-    const noSideways = () => page.evaluate(() => [...document.querySelectorAll('.main, html')].every((el) => el.scrollWidth <= el.clientWidth + 1))
+    const noSideways = () => page.evaluate(() => Array.from(document.querySelectorAll('.main, html')).every((el) => el.scrollWidth <= el.clientWidth + 1))
     expect(await noSideways()).toBe(true)
     const name = await row.locator('.name-cell').boundingBox()
     expect(name!.width).toBeGreaterThan(120)

@@ -1,8 +1,8 @@
 // The snapshot browser's verbs: a session's timeline with what depends on each checkpoint, and what
 // changed between two snapshots (a page at a time; --path for one file's text diff).
 import { str, type Command } from '../command'
-import { humanBytes, printJson, printTable, say, UsageError } from '../output'
-import { ago } from '../time'
+import { printJson, printTable, say, UsageError } from '../output'
+import { ago, bytes as humanBytes } from '../../shared/format'
 
 const DIFF_USAGE = 'berth snapshot diff SNAPSHOT [SNAPSHOT2] [--path PATH] [--limit N] [--offset N] [--json]'
 const MARK = { added: 'A', changed: 'M', deleted: 'D' } as const
