@@ -65,8 +65,8 @@ describe('what the memory-pause probe tells a user', () => {
   })
 
   it('not root: the helper container did not start', () => {
-    const r = readProbe('office', 'docker', lines("root no\ncriu /usr/sbin/criu\ndump fail permission denied while trying to connect to the Docker daemon socket"))
-    expect(r.note).toBe("Berth cannot act as root on office (its helper container did not start), which memory pauses need: permission denied while trying to connect to the Docker daemon socket")
+    const r = readProbe('office', 'docker', lines('root no\ncriu /usr/sbin/criu\ndump fail permission denied while trying to connect to the Docker daemon socket'))
+    expect(r.note).toBe('Berth cannot act as root on office (its helper container did not start), which memory pauses need: permission denied while trying to connect to the Docker daemon socket')
   })
 
   it('a dump that works but a restore that does not: memory pauses are off, and why', () => {
