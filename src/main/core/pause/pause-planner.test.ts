@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dumpBudgetMs, estimateMs, FREEZE_MS, MIN_BUDGET_MS, planDumps, planNeedsMs, type PlanSession, type ServerRate } from './pause-planner'
+import { DISK_MS, dumpBudgetMs, estimateMs, FREEZE_MS, MIN_BUDGET_MS, planDumps, planNeedsMs, type PlanSession, type ServerRate } from './pause-planner'
 
 const MiB = 1 << 20
 const rates: Record<string, ServerRate> = {
@@ -41,7 +41,7 @@ describe('planning the dumps of a pause', () => {
     const [frozen] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'frozen')
     const [disk] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'disk')
     expect(frozen!.budgetMs).toBe(8000 - FREEZE_MS - 300)
-    expect(disk!.budgetMs).toBe(8000 - FREEZE_MS - 300 - 1500)
+    expect(disk!.budgetMs).toBe(8000 - FREEZE_MS - 300 - DISK_MS)
     expect(disk!.fits).toBe(false)
     // a small dump gets 10 s at least (a loaded machine), a big one three times its estimate and 2 s
     const [small] = planDumps([session('s', 'local', 16)], rateOf, 60_000, 'disk')

@@ -8,8 +8,8 @@
 export const FREEZE_MS = 700
 /** What the server keeps back after a dump: reporting the outcome. */
 export const FINISH_MS = 300
-/** What a disk pause takes once a dump was given up (stop, commit, sync). */
-export const DISK_MS = 1500
+/** What a disk pause is left once a dump was given up (end the dump, stop, sync; a loaded machine's docker calls take a second each). */
+export const DISK_MS = 3000
 /** What the planner assumes of a server that has not been measured yet. */
 export const DEFAULT_MIBPS = 150
 export const DEFAULT_OVERHEAD_MS = 600
