@@ -81,8 +81,11 @@ async function pauseAll(
       berth(['exec', s.id, '--', 'sh', '-c', `(dd if=/dev/urandom bs=${MIB}M count=1 | sleep 3600) </dev/null >/dev/null 2>&1 &`])
       ids.push(s.id)
     }
-    // the memory is there: wait until each dd holds it (it reads urandom for a second or two)
-    await new Promise((r) => setTimeout(r, 3000 + n * 400))
+    // the memory is there once each dd holds it (reading urandom takes seconds on a loaded machine)
+    const holds = (id: string) =>
+      berth(['exec', id, '--', 'sh', '-c', 'grep -h VmRSS /proc/[0-9]*/status']).stdout.split('\n').some((l) => Number(l.replace(/\D/g, '')) >= MIB * 1000)
+    const until = Date.now() + 120_000
+    for (const id of ids) while (!holds(id) && Date.now() < until) await new Promise((r) => setTimeout(r, 500))
     opts.beforePause?.(json)
     const t0 = performance.now()
     const r = berth(['pause', '--all', '--wait', ...(opts.deadline ? ['--deadline', String(opts.deadline)] : []), '--json'])

@@ -3,7 +3,8 @@ import type { EngineFacts } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { ServerRunner } from '../engines/server-script/server-runner'
 import { Checkpoints, type ProbeStore } from './checkpoints'
-import { PROBE_DUMP_LIMIT_S, readProbe, refineRate, type ProbeRecord } from './criu-probe'
+import { SERVER_SCRIPT } from '../engines/server-script/server-script'
+import { PROBE_DUMP_LIMIT_S, PROBE_RESTORE_S, readProbe, refineRate, type ProbeRecord } from './criu-probe'
 
 /** The probe's "key value" lines as the server script prints them. */
 const lines = (text: string): Map<string, string[]> => {
@@ -72,7 +73,11 @@ describe('what the memory-pause probe tells a user', () => {
   it('a dump that works but a restore that does not: memory pauses are off, and why', () => {
     const r = readProbe('office', 'docker', lines('root yes\ncriu /usr/sbin/criu\ndump ok 2000 67108864\nrestore late 10050'))
     expect(r).toMatchObject({ available: false, how: 'none' })
-    expect(r.note).toBe('CRIU dumps on office but Docker could not restore the test checkpoint (it did not finish within 10 s): pauses there freeze instead of keeping memory')
+    expect(r.note).toBe('CRIU dumps on office but Docker could not restore the test checkpoint (it did not finish within 30 s): pauses there freeze instead of keeping memory')
+  })
+
+  it('says the restore limit the server script keeps', () => {
+    expect(SERVER_SCRIPT).toContain(`\nPROBE_RESTORE_S=${PROBE_RESTORE_S}\n`)
   })
 
   it('a probe that gave no answer at all fails plainly', () => {

@@ -5,6 +5,8 @@ import type { CheckpointMethod } from './checkpoints'
 
 /** How long the probe's test dump may take before it counts as hung (the probe answers within 12 s). */
 export const PROBE_DUMP_LIMIT_S = 9
+/** How long the probe's restore may take (probe.sh's PROBE_RESTORE_S): tried only after a dump worked. */
+export const PROBE_RESTORE_S = 30
 /** How long a caller that must answer soon (server add) waits for the probe; the probe goes on and its finding is kept. */
 export const PROBE_ANSWER_MS = 12_000
 /**
@@ -66,7 +68,7 @@ export function readProbe(server: string, method: CheckpointMethod, f: Map<strin
   const bytes = Number(dumpRest[1]) || 0
   const [restoreState = 'fail', ...restoreRest] = (one('restore') ?? 'fail no answer').split(' ')
   if (restoreState !== 'ok') {
-    const why = restoreState === 'late' ? 'it did not finish within 10 s' : restoreRest.join(' ').trim() || 'no reason given'
+    const why = restoreState === 'late' ? `it did not finish within ${PROBE_RESTORE_S} s` : restoreRest.join(' ').trim() || 'no reason given'
     return none(`CRIU dumps on ${server} but Docker could not restore the test checkpoint (${why}): pauses there freeze instead of keeping memory`)
   }
   const mib = bytes / (1 << 20)
