@@ -44,7 +44,7 @@ export const jobCalls = {
   'job.start': call(
     z.object({ id: SessionRef, cmd: z.array(z.string().max(100_000)).min(1).max(1000), env: z.record(EnvName, z.string()).optional() }),
     Job,
-    "start a detached job in a running session: it runs on through pauses, resumes, moves and forks, its output in a bounded log",
+    'start a detached job in a running session: it runs on through pauses, resumes, moves and forks, its output in a bounded log',
   ),
   'job.list': call(z.object({ id: SessionRef }), z.array(Job), "a running session's detached jobs, oldest first"),
   'job.logs': call(
