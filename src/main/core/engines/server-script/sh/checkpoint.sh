@@ -264,6 +264,21 @@ cmd_root_checkpoint_live() {
   echo "bytes $(du -sb "$cpd" | awk '{print $1}')"
   echo "ms $dump_ms"
 }
+# root-set-hostname PID NAME: the hostname inside the UTS namespace of process PID. A session started
+# from another's memory gets back the namespace CRIU dumped, with the other session's name in it.
+cmd_root_set_hostname() {
+  shift; is_uint "$1" || return 2
+  case $2 in ''|-*|*[!a-z0-9-]*) return 2 ;; esac
+  nsenter -t "$1" -u hostname "$2"
+}
+# set-hostname C NAME: the running container C's hostname becomes NAME again (its route)
+cmd_set_hostname() {
+  shift; inspect_container "$1" || fail "container $1 not found"
+  [ "$STATUS" = running ] || fail "the container is $STATUS, not running"
+  can_root 2>/dev/null || fail "the root helper cannot start on this server"
+  as_root root-set-hostname "$PID" "$2" || fail "could not set the hostname"
+  echo "hostname 1"
+}
 cmd_root_probe() { shift; command -v ctr >/dev/null 2>&1 && echo "ctr yes" || echo "ctr no"; echo "uid $(id -u)"; }
 
 # -------------------------------------------------------------------------- checkpoint commands --
