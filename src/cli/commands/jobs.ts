@@ -4,7 +4,7 @@ import type { Job } from '../../shared/contract'
 import { BerthError } from '../../shared/errors'
 import { bool, str, type Command } from '../command'
 import { printJson, printTable, say, UsageError } from '../output'
-import { ago } from '../time'
+import { ago } from '../../shared/format'
 
 const LOGS_USAGE = 'berth logs ID JOB [--follow] [--since T] [--json]'
 const KILL_USAGE = 'berth kill ID JOB [--signal S] [--json]'

@@ -2,12 +2,13 @@
 // id, route and workspace branch, and succeeds or fails on its own; the result lists both.
 import type { z } from 'zod'
 import type { ForkOutcome, ForkResult } from '../../../shared/contract/snapshots'
-import { BerthError, toErrorBody } from '../../../shared/errors'
-import { ProgressReporter } from '../progress'
+import { toErrorBody } from '../../../shared/errors'
+import { progressOn, type ProgressReporter } from '../progress'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { sessionFromSnapshot } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
 import { liveSupport } from './live-capture'
+import { stateError } from '../sessions/lifecycle'
 
 /**
  * The one capture every fork starts from. A running session keeps running: its memory and disk are
@@ -19,7 +20,7 @@ export async function captureForFork(svc: SnapshotService, sessionId: string, pr
   return await memory.pause.exclusive(sessionId, async () => {
     const row = svc.ctx.sessions.resolve(sessionId)
     if (row.state === 'paused') return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
-    if (row.state !== 'running') throw new BerthError('conflict', `cannot fork session ${row.name}: it is ${row.state}`, { state: row.state })
+    if (row.state !== 'running') throw stateError(row, 'fork')
     const live = await liveSupport(memory, row)
     if (!live.live) svc.ctx.lifecycle.note(row.id, 'fork-disk-only', { reason: live.note })
     return await svc.capture(row, { reason: 'fork', freeze: !live.live, live: live.live, memoryNote: live.note, progress })
@@ -36,11 +37,10 @@ export async function fork(
 ): Promise<z.infer<typeof ForkResult>> {
   const source = svc.ctx.sessions.resolve(args.id)
   if (!['running', 'paused'].includes(source.state)) {
-    if (source.state === 'finished') throw new BerthError('refused', `cannot fork session ${source.name}: the session finished`)
-    throw new BerthError('conflict', `cannot fork session ${source.name}: it is ${source.state}`, { state: source.state })
+    throw stateError(source, 'fork')
   }
   const count = args.count ?? 1
-  const progress = new ProgressReporter((p) => svc.ctx.bus.emit('progress', p), { op: args.op, sessionId: source.id, server: source.server })
+  const progress = progressOn(svc.ctx.bus, args.op, source.id, source.server)
   const capture = await svc.locks.run(source.id, () => captureForFork(svc, source.id, progress))
   const forks: Array<z.infer<typeof ForkOutcome>> = []
   const names = forkNames(args.name, count)
