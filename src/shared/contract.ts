@@ -9,6 +9,7 @@ import { doctorCalls } from './contract/doctor'
 import { MeterSampled, meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
+import { replicaCalls } from './contract/replicas'
 import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
 import { secretCalls } from './contract/secrets'
@@ -36,6 +37,7 @@ export const calls = {
   ...workspaceCalls,
   ...secretCalls,
   ...doctorCalls,
+  ...replicaCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls

@@ -6,6 +6,7 @@ import { execCommand } from './exec'
 import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
 import { powerCommands } from './power'
+import { replicaCommands } from './replica'
 import { routeCommands } from './routes'
 import { secretCommands } from './secret'
 import { serverCommands } from './server'
@@ -29,6 +30,7 @@ export const commands: Command[] = [
   ...routeCommands,
   serveCommand,
   ...snapshotCommands,
+  ...replicaCommands,
   ...sessionVerbCommands,
   ...workspaceCommands,
   ...secretCommands,

@@ -22,6 +22,7 @@ import { SnapshotService } from './snapshot-service'
 export interface SnapshotsModule {
   service: SnapshotService
   sealer: Sealer
+  transfer: Transfer
 }
 
 export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService): SnapshotsModule {
@@ -131,5 +132,5 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
       },
     },
   )
-  return { service, sealer }
+  return { service, sealer, transfer }
 }
