@@ -31,13 +31,17 @@ export async function resumeOn(d: FailoverDeps, args: { id: string; to: string; 
   const row = ctx.sessions.resolve(args.id)
   ctx.engines.row(args.to)
   const rep = d.repo.get(row.id, args.to)
-  const usable = rep && rep.status === 'current' && rep.containerId && rep.generation === d.repo.generation(row.id)
+  const plainMove = async () => ({ ...(await move(d.svc, d.transfer, { id: row.id, to: args.to, resume: true, op: args.op })), fromReplica: false, lost: null })
   // a session without a replica there is a plain move, which says itself when the source is gone
-  if (!usable || row.server === args.to) return { ...(await move(d.svc, d.transfer, { id: row.id, to: args.to, resume: true, op: args.op })), fromReplica: false, lost: null }
+  if (!rep || rep.status === 'stale' || row.server === args.to) return await plainMove()
   const t0 = performance.now()
   if (await answers(ctx.engines.get(row.server))) {
     d.seen.saw(row.server)
-    return { ...(await move(d.svc, d.transfer, { id: row.id, to: args.to, resume: true, op: args.op })), fromReplica: false, lost: null }
+    return await plainMove()
+  }
+  if (rep.status !== 'current' || !rep.containerId || rep.generation !== d.repo.generation(row.id)) {
+    // the copy there was being replaced when the source went: it is not whole
+    throw new BerthError('unreachable', `${row.server} did not answer within ${ANSWER_MS / 1000} s, and ${row.name}'s replica on ${args.to} is not usable: it was being brought up to date${rep.failure ? ` (${rep.failure})` : ''}`)
   }
   return await d.svc.locks.run(row.id, () => failover(d, row.id, rep, args, t0))
 }
