@@ -77,7 +77,7 @@ describe('replicas of laptop sessions on the office server', () => {
     expect(await engine.docker().listContainers({ all: true, filters: { label: [`berth.session=${s.id}`] } })).toHaveLength(0)
     expect(await json(['replica', 'ls', 'kept'])).toEqual([])
     await json(['finish', 'kept'])
-  })
+  }, 600_000)
 
   it("a running session's seals are replicated; a replica whose target stops answering is reported as behind", async () => {
     const sshd = new PrivateSshd(25000 + Math.floor(Math.random() * 900))
@@ -120,5 +120,5 @@ describe('replicas of laptop sessions on the office server', () => {
       await sshd.stop()
       sshd.cleanup()
     }
-  })
+  }, 600_000)
 })
