@@ -4,7 +4,7 @@ import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
-import { ago, duration, when } from '../time'
+import { ago, bytes, duration, when } from '../../shared/format'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
   if (s.state === 'paused' && s.mode) return `paused (${s.mode}${s.durable ? '' : ', not yet durable'})`
@@ -39,9 +39,8 @@ export function showSession(s: Session): void {
 }
 
 function meterLine(m: NonNullable<Session['meter']>): string {
-  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
   const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
-  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${mib(m.memoryBytes)} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${bytes(m.memoryBytes)} (peak ${bytes(m.peakMemoryBytes)}), disk ${bytes(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
 }
 
 export function parseEnv(pairs: string[], usage: string): Record<string, string> {
