@@ -1,8 +1,8 @@
 import type { ReplicaInfo } from '../../shared/contract/replicas'
 import type { Command } from '../command'
-import { humanBytes, printIds, printJson, printTable, say } from '../output'
+import { printIds, printJson, printTable, say } from '../output'
 import { followProgress } from '../progress'
-import { duration, when } from '../time'
+import { bytes as humanBytes, duration, when } from '../../shared/format'
 
 const row = (r: ReplicaInfo) => [
   r.name,
