@@ -2,6 +2,7 @@
 import type { Core } from './core'
 import { installDesktop } from './desktop/desktop-module'
 import { installDoctor } from './doctor/doctor-module'
+import { installJobs } from './jobs/jobs-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
@@ -22,6 +23,7 @@ export function installModules(core: Core): void {
   installWorkspace(core)
   const snapshots = installSnapshots(core, secrets, pause)
   installReplicas(core, snapshots)
+  installJobs(core)
   // last: it reads the other domains through their calls
   installDoctor(core)
 }
