@@ -2,10 +2,11 @@
 import { z } from 'zod'
 import { desktopSettings } from './settings/desktop'
 import { powerSettings } from './settings/power'
+import { replicaSettings } from './settings/replicas'
 import { routeSettings } from './settings/routes'
 import { snapshotSettings } from './settings/snapshots'
 
-export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings })
+export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...replicaSettings })
 export type Settings = z.infer<typeof Settings>
 export type SettingKey = keyof Settings
 

@@ -125,15 +125,17 @@ export const pauseCommands: Command[] = [
     usage: 'berth resume ID [--on SERVER] [--json]',
     summary: 'resume a paused session on its server, or --on another one (its memory, files and route travel along)',
     group: 'pause',
-    options: { on: { type: 'string', value: 'SERVER', help: 'resume it on this server instead (moves it there first)', complete: 'server' } },
+    options: { on: { type: 'string', value: 'SERVER', help: 'resume it on this server instead (moves it there first; when its server does not answer within 3 s, from its replica there)', complete: 'server' } },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const { c, op } = await withProgress(io)
       const on = str(p, 'on')
       if (on) {
-        const m = await c.call('session.move', { id: p.positionals[0]!, to: on, resume: true, op })
+        // from its server, or from its replica there when its server does not answer within 3 s
+        const m = await c.call('session.resumeOn', { id: p.positionals[0]!, to: on, op })
         if (io.json) printJson(m)
+        else if (m.fromReplica) say(`session ${p.positionals[0]!} runs on ${m.to} from its replica (${m.from} did not answer)${m.memory ? ' with its memory' : ''}: ${m.lost ? `lost: ${m.lost}` : 'nothing was lost'}\n`)
         else say(describeMove(p.positionals[0]!, m) + '\n')
         return 0
       }
@@ -145,12 +147,13 @@ export const pauseCommands: Command[] = [
   },
   {
     path: ['session', 'set'],
-    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--json]',
-    summary: 'change when a session pauses itself: its idle time, and whether auto-pause and the "marked" sleep policy apply',
+    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--replicate-to none|local|SERVER|default] [--json]',
+    summary: 'change when a session pauses itself (its idle time, whether auto-pause and the "marked" sleep policy apply) and where it keeps its replica',
     group: 'pause',
     options: {
       idle: { type: 'string', value: 'SECONDS|default|off', help: 'idle time before it pauses itself (default: the idleAfterSeconds setting)', complete: ['default', 'off', '600', '3600'] },
       'auto-pause': { type: 'string', value: 'on|off', help: 'whether idle auto-pause and the "marked" sleep policy apply to it', complete: ['on', 'off'] },
+      'replicate-to': { type: 'string', value: 'none|local|SERVER|default', help: 'where it keeps a copy of its last pause or seal (default: the replicateTo setting)', complete: 'server' },
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
@@ -158,7 +161,8 @@ export const pauseCommands: Command[] = [
       const usage = this.usage
       const idle = str(p, 'idle')
       const auto = str(p, 'auto-pause')
-      if (idle === undefined && auto === undefined) throw new UsageError('nothing to set: pass --idle or --auto-pause', usage)
+      const replicateTo = str(p, 'replicate-to')
+      if (idle === undefined && auto === undefined && replicateTo === undefined) throw new UsageError('nothing to set: pass --idle, --auto-pause or --replicate-to', usage)
       let idleAfterSeconds: number | null | undefined
       if (idle !== undefined) {
         if (idle === 'default') idleAfterSeconds = null
@@ -167,13 +171,16 @@ export const pauseCommands: Command[] = [
         else throw new UsageError(`not an idle time: ${idle} (seconds, default or off)`, usage)
       }
       if (auto !== undefined && auto !== 'on' && auto !== 'off') throw new UsageError(`--auto-pause takes on or off, not ${auto}`, usage)
-      const s = await (await io.client()).call('session.configure', {
+      const c = await io.client()
+      let s = idle === undefined && auto === undefined ? undefined : await c.call('session.configure', {
         id: p.positionals[0]!,
         idleAfterSeconds,
         autoPause: auto === undefined ? undefined : auto === 'on',
       })
+      if (replicateTo !== undefined) s = await c.call('replica.target', { id: p.positionals[0]!, to: replicateTo })
       if (io.json) printJson(s)
-      else say(`session ${s.name}: ${s.activity?.status ?? 'updated'}\n`)
+      else if (replicateTo !== undefined) say(`session ${s!.name}: replica target ${replicateTo}\n`)
+      else say(`session ${s!.name}: ${s!.activity?.status ?? 'updated'}\n`)
       return 0
     },
   },

@@ -17,6 +17,7 @@ import { followSessions } from './snapshots-module-follow'
 export interface SnapshotsModule {
   service: SnapshotService
   sealer: Sealer
+  transfer: Transfer
 }
 
 export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService): SnapshotsModule {
@@ -52,5 +53,5 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
       'snapshot.diffFile': (a) => diffFile(service, a),
     },
   )
-  return { service, sealer }
+  return { service, sealer, transfer }
 }
