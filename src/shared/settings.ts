@@ -3,9 +3,10 @@ import { z } from 'zod'
 import { desktopSettings } from './settings/desktop'
 import { powerSettings } from './settings/power'
 import { routeSettings } from './settings/routes'
+import { sessionSettings } from './settings/sessions'
 import { snapshotSettings } from './settings/snapshots'
 
-export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings })
+export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...sessionSettings })
 export type Settings = z.infer<typeof Settings>
 export type SettingKey = keyof Settings
 

@@ -7,6 +7,7 @@ import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
 import { installRoutes } from './routes/routes-module'
 import { installSecrets } from './secrets/secrets-module'
+import { installServices } from './services/services-module'
 import { installSnapshots } from './snapshots/snapshots-module'
 import { installWorkspace } from './workspace/workspace-module'
 
@@ -15,6 +16,8 @@ export function installModules(core: Core): void {
   const pause = installPause(core)
   installPower(core, pause)
   installMeter(core)
+  // after the meter: its limits go beside the meter's use
+  installServices(core)
   installRoutes(core, pause)
   installDesktop(core)
   const secrets = installSecrets(core)

@@ -1,4 +1,5 @@
 // Plugs snapshots, seals, fork, rewind, restart and sessions made from snapshots into the core.
+import { limitsWithDefaults } from '../sessions/session-shape'
 import { BerthError } from '../../../shared/errors'
 import { SessionOrigin } from '../../../shared/models'
 import type { Core } from '../core'
@@ -121,13 +122,14 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
             name: a.name,
             env: a.env,
             secrets: a.secrets,
+            limits: a.limits,
             verb: 'create',
             op: a.op,
           })
           return made.session
         }
         if (!a.image) throw new BerthError('usage', 'give an image or a snapshot to start from')
-        return await core.sessions.create({ ...a, image: a.image })
+        return await core.sessions.create({ ...a, image: a.image, limits: limitsWithDefaults(core.settings.get(), a.limits) })
       },
     },
   )
