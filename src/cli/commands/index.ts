@@ -10,7 +10,6 @@ import { routeCommands } from './routes'
 import { secretCommands } from './secret'
 import { serverCommands } from './server'
 import { sessionCommands } from './session'
-import { sessionSetCommand } from './session-limits'
 import { serveCommand } from './serve'
 import { sessionVerbCommands } from './session-verbs'
 import { settingsCommands } from './settings'
@@ -22,7 +21,6 @@ export const commands: Command[] = [
   doctorCommand,
   ...serverCommands,
   ...sessionCommands,
-  sessionSetCommand,
   execCommand,
   ...settingsCommands,
   ...pauseCommands,

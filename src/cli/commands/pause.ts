@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { LIMIT_OPTIONS, limitsLine, parseLimits } from './session-limits'
 import type { PauseResult, ResumeResult } from '../../shared/contract'
 import type { MoveResult } from '../../shared/contract/snapshots'
 import type { z } from 'zod'
@@ -146,12 +147,13 @@ export const pauseCommands: Command[] = [
   },
   {
     path: ['session', 'set'],
-    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--json]',
-    summary: 'change when a session pauses itself: its idle time, and whether auto-pause and the "marked" sleep policy apply',
+    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--cpus N] [--memory SIZE] [--pids N] [--json]',
+    summary: 'change a session: when it pauses itself (idle time, auto-pause) and its limits (a running one\'s at once)',
     group: 'pause',
     options: {
       idle: { type: 'string', value: 'SECONDS|default|off', help: 'idle time before it pauses itself (default: the idleAfterSeconds setting)', complete: ['default', 'off', '600', '3600'] },
       'auto-pause': { type: 'string', value: 'on|off', help: 'whether idle auto-pause and the "marked" sleep policy apply to it', complete: ['on', 'off'] },
+      ...LIMIT_OPTIONS,
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
@@ -159,7 +161,8 @@ export const pauseCommands: Command[] = [
       const usage = this.usage
       const idle = str(p, 'idle')
       const auto = str(p, 'auto-pause')
-      if (idle === undefined && auto === undefined) throw new UsageError('nothing to set: pass --idle or --auto-pause', usage)
+      const limits = parseLimits(p, usage)
+      if (idle === undefined && auto === undefined && !limits) throw new UsageError('nothing to set: pass --idle, --auto-pause, --cpus, --memory or --pids', usage)
       let idleAfterSeconds: number | null | undefined
       if (idle !== undefined) {
         if (idle === 'default') idleAfterSeconds = null
@@ -168,13 +171,23 @@ export const pauseCommands: Command[] = [
         else throw new UsageError(`not an idle time: ${idle} (seconds, default or off)`, usage)
       }
       if (auto !== undefined && auto !== 'on' && auto !== 'off') throw new UsageError(`--auto-pause takes on or off, not ${auto}`, usage)
-      const s = await (await io.client()).call('session.configure', {
-        id: p.positionals[0]!,
-        idleAfterSeconds,
-        autoPause: auto === undefined ? undefined : auto === 'on',
-      })
+      const c = await io.client()
+      const lines: string[] = []
+      let s
+      if (idle !== undefined || auto !== undefined) {
+        s = await c.call('session.configure', {
+          id: p.positionals[0]!,
+          idleAfterSeconds,
+          autoPause: auto === undefined ? undefined : auto === 'on',
+        })
+        lines.push(`session ${s.name}: ${s.activity?.status ?? 'updated'}`)
+      }
+      if (limits) {
+        s = await c.call('session.set', { id: p.positionals[0]!, limits })
+        lines.push(`limits of ${s.name}: ${limitsLine(s.limits)}${s.state === 'running' ? '' : ' (from its next start)'}`)
+      }
       if (io.json) printJson(s)
-      else say(`session ${s.name}: ${s.activity?.status ?? 'updated'}\n`)
+      else say(`${lines.join('\n')}\n`)
       return 0
     },
   },

@@ -2,8 +2,8 @@
 // the image's main process's restart policy (create).
 import { Limits, RestartPolicy, type Session } from '../../shared/models'
 import { formatSize, parseSize } from '../../shared/sizes'
-import { str, type Command, type OptionSpec, type Parsed } from '../command'
-import { printJson, say, UsageError } from '../output'
+import { str, type OptionSpec, type Parsed } from '../command'
+import { UsageError } from '../output'
 
 export const LIMIT_OPTIONS: Record<string, OptionSpec> = {
   cpus: { type: 'string', value: 'N', help: 'cpus it may use, like 0.5 or 2 (default: the sessionCpus setting, else no limit)' },
@@ -54,24 +54,4 @@ export function limitsLine(l: Session['limits']): string | undefined {
   if (!l) return undefined
   const parts = [l.cpus ? `${l.cpus} cpus` : '', l.memoryBytes ? `memory ${formatSize(l.memoryBytes)}` : '', l.pids ? `${l.pids} processes` : ''].filter(Boolean)
   return parts.length ? parts.join(', ') : 'none'
-}
-
-const SET_USAGE = 'berth session set ID [--cpus N] [--memory SIZE] [--pids N] [--json]'
-
-export const sessionSetCommand: Command = {
-  path: ['session', 'set'],
-  usage: SET_USAGE,
-  summary: "change a session's limits (a running one's at once)",
-  group: 'sessions',
-  options: LIMIT_OPTIONS,
-  args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
-  positionals: [1, 1],
-  async run(p, io) {
-    const limits = parseLimits(p, SET_USAGE)
-    if (!limits) throw new UsageError('name a limit to change: --cpus, --memory or --pids', SET_USAGE)
-    const s = await (await io.client()).call('session.set', { id: p.positionals[0]!, limits })
-    if (io.json) printJson(s)
-    else say(`limits of ${s.name}: ${limitsLine(s.limits)}${s.state === 'running' ? '' : ' (from its next start)'}\n`)
-    return 0
-  },
 }

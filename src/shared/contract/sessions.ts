@@ -42,7 +42,7 @@ export const sessionCalls = {
   'session.set': call(
     z.object({ id: SessionRef, limits: Limits }),
     Session,
-    "change a session's limits (a running session's at once, where the engine allows it)",
+    "change a session's limits (a running session's at once, where the engine allows it; session.configure changes its pause settings)",
   ),
   'session.finish': call(
     z.object({ id: SessionRef, force: z.boolean().optional() }),
