@@ -29,7 +29,7 @@ wait_for() { # wait_for SECONDS CMD...
 }
 
 packages() {
-  local want=(docker.io openssh-server openssh-client debootstrap chromium tmux git busybox-static containerd psmisc iproute2 procps ssh-audit strace zsh fish shellcheck)
+  local want=(docker.io openssh-server openssh-client debootstrap chromium tmux git busybox-static containerd psmisc iproute2 procps python3 strace zsh fish shellcheck)
   local missing=()
   for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -63,6 +63,28 @@ criu4() {
     write_criu_wrapper "export CRIU_FAULT=\${CRIU_FAULT:-130}"
     criu_dump_probe || { echo "criu cannot dump a process on this machine" >&2; exit 1; }
   fi
+}
+
+# ssh-audit 3 from trixie (pure Python, runs on bookworm's python3), unpacked into /opt/ssh-audit3
+# and run as ssh-audit3: Debian 12's ssh-audit 2.5 scores by older rules (it calls the strict key
+# exchange that closes Terrapin an unknown algorithm); the gateway test holds Berth to current ones.
+ssh_audit3() {
+  if [[ "$(/usr/local/bin/ssh-audit3 -h 2>/dev/null)" == *'ssh-audit v3'* ]]; then return; fi
+  say "installing ssh-audit 3 from trixie into /opt/ssh-audit3"
+  rm -rf /opt/ssh-audit3
+  mkdir -p /opt/ssh-audit3/lists/partial /opt/ssh-audit3/debs
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) trixie main" > /opt/ssh-audit3/trixie.list
+  local O=(-o Dir::Etc::SourceList=/opt/ssh-audit3/trixie.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=/opt/ssh-audit3/lists)
+  apt-get "${O[@]}" update -qq
+  (cd /opt/ssh-audit3/debs && apt-get "${O[@]}" download -qq ssh-audit)
+  dpkg -x /opt/ssh-audit3/debs/ssh-audit_*.deb /opt/ssh-audit3/root
+  cat > /usr/local/bin/ssh-audit3 <<'W'
+#!/bin/sh
+export PYTHONPATH=/opt/ssh-audit3/root/usr/lib/python3/dist-packages
+exec python3 /opt/ssh-audit3/root/usr/bin/ssh-audit "$@"
+W
+  chmod 755 /usr/local/bin/ssh-audit3
+  [[ "$(/usr/local/bin/ssh-audit3 -h 2>/dev/null)" == *'ssh-audit v3'* ]] || { echo "ssh-audit 3 does not run" >&2; exit 1; }
 }
 
 write_criu_wrapper() {
@@ -198,6 +220,7 @@ E
 need_root
 packages
 criu4
+ssh_audit3
 local_engine
 base_images
 office_engine

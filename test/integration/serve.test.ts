@@ -1,7 +1,7 @@
 // `berth serve`: the UI for a browser, on 127.0.0.1 only, behind a random token in the URL it
 // prints. No token (or another one) is refused, and so is a WebSocket from another origin.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -163,10 +163,16 @@ describe('berth serve', () => {
     const { ws } = await socket(wsUrl, `http://127.0.0.1:${served.port}`)
     const door = caller(ws!)
     const dir = `/tmp/berth-not-a-hook-folder-${process.pid}`
-    const refused = await door.call('power.installHook', { platform: 'linux', dir, berth: ['/bin/true'] })
+    const refused = await door.call('power.installHook', { platform: 'linux', dir })
     expect(refused).toMatchObject({ t: 'error', error: { code: 'refused' } })
     expect(refused.error.message).toMatch(/^not a folder sleep hooks live in/)
     expect(existsSync(dir)).toBe(false)
+    // nor a hook, in the very folder sleep hooks live in, that runs a command of its choosing as root
+    const hook = '/usr/lib/systemd/system-sleep/berth'
+    const before = existsSync(hook) ? readFileSync(hook, 'utf8') : null
+    const chosen = await door.call('power.installHook', { platform: 'linux', dir: '/usr/lib/systemd/system-sleep', berth: ['/bin/sh', '-c', 'touch /tmp/owned-by-a-page'] })
+    expect(chosen).toMatchObject({ t: 'error', error: { code: 'refused', message: 'the command a sleep hook runs is chosen from the berth command line only' } })
+    expect(existsSync(hook) ? readFileSync(hook, 'utf8') : null).toBe(before)
     ws!.close()
     // the control socket (the user's own shell) may
     try {

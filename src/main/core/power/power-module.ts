@@ -50,9 +50,11 @@ export function installPower(core: Core, pause: PauseService): { power: PowerSer
       'power.doctor': () => doctor(),
       'power.installHook': async (a, ctx) => {
         const platform: HookPlatform = a.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')
-        // an executable written where a door asks: the control socket (the user's own shell, which
-        // could write the file itself) may name any folder; every other door (the app's page, a
-        // browser tab) only one of the folders sleep hooks live in
+        // an executable written where a door asks, run as root at every sleep: the control socket
+        // (the user's own shell, which could write the file itself) may name any folder and the
+        // command it runs; every other door (the app's page, a browser tab) only one of the folders
+        // sleep hooks live in, running Berth's own berth command
+        if (a.berth !== undefined && ctx.door !== 'control') throw new BerthError('refused', 'the command a sleep hook runs is chosen from the berth command line only')
         if (a.dir !== undefined && ctx.door !== 'control') {
           const known = platform === 'darwin' ? [defaultHookDir('darwin')] : ['/usr/lib/systemd/system-sleep', '/lib/systemd/system-sleep']
           if (!known.includes(resolve(a.dir))) throw new BerthError('refused', `not a folder sleep hooks live in: ${a.dir} (only ${known.join(' or ')}, or any folder from the berth command line)`)

@@ -51,7 +51,6 @@ dispatch() {
     root-copy-checkpoint) cmd_root_copy_checkpoint "$@" ;;
     root-xfer-tar) cmd_root_xfer_tar "$@" ;;
     root-xfer-tar-file) cmd_root_xfer_tar_file "$@" ;;
-    root-xfer-untar-follow) cmd_root_xfer_untar_follow "$@" ;;
     root-xfer-untar-file) cmd_root_xfer_untar_file "$@" ;;
     *) echo "berth-server.sh: unknown command $1" >&2; return 2 ;;
   esac

@@ -41,15 +41,71 @@ cmd_root_xfer_tar_file() {
   # shellcheck disable=SC2086
   exec tar $XFER_TAR_OPTS -cpf "$xf" "$@"
 }
-# root-xfer-untar-follow FILE PID MAP...: unpacks FILE while the process PID (the one writing it)
-# runs, and what it wrote until it ended (tail follows the file as it grows)
-cmd_root_xfer_untar_follow() {
-  shift; xf=$1 xp=$2; shift 2
-  tail -c +1 --pid="$xp" -s 0.1 -f "$xf" | cmd_root_xfer_untar_file - - "$@"
+# xfer_check FILE MEMBER...: whether every member of the tar FILE may be unpacked as root, decided
+# before anything is written (the stream comes from another server, and a layer holds whatever its
+# session made): each lies under one of the MEMBERs being moved, with no absolute name and no
+# empty, "." or ".." part; a mapped folder itself is a folder; a hard link points at an earlier
+# file of the same archive; no member goes through a symbolic link of the archive; and no device
+# but overlayfs's whiteout (a character device 0,0). Prints "refused WHY" (rc 3) or "incomplete
+# WHY" (rc 4: tar could not read the archive to its end).
+xfer_check() {
+  xc_f=$1; shift
+  { LC_ALL=C tar --numeric-owner --quoting-style=c -tvf "$xc_f" 2>&1; echo "tar-rc $?"; } | LC_ALL=C awk -v members=" $* " '
+    function path_why(p, what,   n, parts, i, pre) {
+      if (p ~ /^\//) return what " has an absolute name"
+      n = split(p, parts, "/")
+      if (index(members, " " parts[1] " ") == 0) return what " lies outside the parts being moved"
+      pre = parts[1]
+      for (i = 1; i <= n; i++) {
+        if (parts[i] == "" || parts[i] == "." || parts[i] == "..") return what " has an empty, . or .. part"
+        if (i > 1) {
+          if (pre in links) return what " goes through the symbolic link " pre
+          pre = pre "/" parts[i]
+        }
+      }
+      return ""
+    }
+    /^tar-rc [0-9]+$/ { rc = $2; next }
+    {
+      if (bad != "") next
+      q = index($0, "\"")
+      if (q == 0) { if (said == "") said = $0; next }
+      split(substr($0, 1, q - 1), f, " ")
+      type = substr(f[1], 1, 1)
+      rest = substr($0, q)
+      if (!match(rest, /^"([^"\\]|\\.)*"/)) { bad = "an unreadable member: " rest; next }
+      name = substr(rest, 2, RLENGTH - 2); rest = substr(rest, RLENGTH + 1)
+      sub(/\/$/, "", name)
+      bad = path_why(name, "member \"" name "\"")
+      if (bad != "") next
+      if (index(name, "/") == 0 && type != "d") { bad = "member \"" name "\" is not a folder"; next }
+      if (type == "h") {
+        if (!match(rest, /^ link to "([^"\\]|\\.)*"$/)) { bad = "member \"" name "\" links to an unreadable name"; next }
+        target = substr(rest, 11, RLENGTH - 11)
+        bad = path_why(target, "the hard link \"" name "\" -> \"" target "\"")
+        if (bad == "" && !(target in files)) bad = "the hard link \"" name "\" points at \"" target "\", no earlier file of the archive"
+      } else if (type == "l") {
+        links[name] = 1
+      } else if (type == "c") {
+        if (f[3] != "0,0") bad = "member \"" name "\" is a device"
+      } else if (type == "b") {
+        bad = "member \"" name "\" is a device"
+      } else if (type != "-" && type != "d" && type != "p") {
+        bad = "member \"" name "\" is of a kind Berth does not move (" type ")"
+      }
+      if (bad == "" && type != "d") files[name] = 1
+    }
+    END {
+      if (bad != "") { print "refused " bad; exit 3 }
+      if (rc != 0) { print "incomplete " (said != "" ? said : "tar exit " rc); exit 4 }
+      if (said != "") { print "refused tar said: " said; exit 3 }
+    }'
 }
-# root-xfer-untar-file FILE MAP...: unpacks FILE ("-": stdin) straight into place, each member
-# renamed by MAP ("MEMBER DEST" pairs): diff to a writable layer, _data to a volume's folder, a
-# checkpoint NAME to its folder and its pages-NAME into that same folder (Docker's plain layout)
+# root-xfer-untar-file FILE MAP...: unpacks the tar FILE straight into place once xfer_check
+# passed, each member renamed by MAP ("MEMBER DEST" pairs): diff to a writable layer, _data to a
+# volume's folder, a checkpoint NAME to its folder and its pages-NAME into that same folder
+# (Docker's plain layout). Nothing is written when a member is refused (rc 3) or the archive is
+# cut short (rc 4); the check's line goes to stdout.
 cmd_root_xfer_untar_file() {
   shift; xf=$1; shift; set -f
   xt='' xm=''
@@ -57,12 +113,20 @@ cmd_root_xfer_untar_file() {
     checkpoint_name_ok "$1" || { log "not a member name: $1"; return 2; }
     case $2 in /*) ;; *) log "not an absolute destination: $2"; return 2 ;; esac
     case $2/ in */../*|*'|'*) log "not a destination: $2"; return 2 ;; esac
-    xt="$xt --transform=s|^$1\$|$2| --transform=s|^$1/|$2/|"
+    # S: a symbolic link's target is the session's own path, never renamed to the host's
+    xt="$xt --transform=s|^$1\$|$2|S --transform=s|^$1/|$2/|S"
     xm="$xm $1"
     shift 2
   done
-  # only the mapped members are unpacked: any other member of the stream (one named after a folder
-  # of the host, say) is left out rather than written under /; tar refuses members with ".." itself
+  [ -f "$xf" ] || { log "no archive at $xf"; return 2; }
+  # tar reads an archive cut at a member's end as a whole one: a whole one ends in zero blocks
+  xn=$(wc -c < "$xf")
+  if [ $((xn % 512)) != 0 ] || [ "$xn" -lt 1024 ] || [ "$(tail -c 1024 "$xf" | tr -d '\000' | wc -c)" != 0 ]; then
+    echo "incomplete the archive ends before its end marker ($xn bytes)"; return 4
+  fi
+  # shellcheck disable=SC2086
+  xfer_check "$xf" $xm || return $?
+  # only the mapped members are unpacked (the check refused any other)
   # shellcheck disable=SC2086
   tar -C / --numeric-owner --xattrs --xattrs-include=* $xt -xpf "$xf" -- $xm
 }
@@ -119,28 +183,26 @@ cmd_xfer_send() {
   wc -c < "$xd/bundle.tar" | tr -d ' ' > "$xd/bundle.size.tmp" && mv "$xd/bundle.size.tmp" "$xd/bundle.size"
   rm -f "$xd/bundle.writing"
 }
-# xfer-receive STAGE OFFSET MAP...: appends the stream to STAGE/bundle.tar from byte OFFSET and
-# unpacks the whole of it (an earlier try's bytes, then the rest) as root straight into place
-# (MAP: see root-xfer-untar-file): while it arrives as root, from the file through the helper.
+# xfer-receive STAGE OFFSET MAP...: appends the stream to STAGE/bundle.tar from byte OFFSET (what
+# arrived is kept, so a retry continues from it), then, once it is whole, has root check every
+# member and unpack it straight into place (MAP: see root-xfer-untar-file).
 cmd_xfer_receive() {
   shift; xd=$1 xo=$2; shift 2
   mkdir -p "$xd" || fail "cannot create $xd"
   xf=$xd/bundle.tar
   if [ "$xo" = 0 ]; then : > "$xf"; else truncate -s "$xo" "$xf" || fail "cannot continue $xf"; fi
-  if [ "$(id -u)" = 0 ]; then
-    # tee -p: what arrives is kept even if unpacking stops early; a retry continues from it
-    { if [ "$xo" != 0 ]; then cat "$xf"; fi; tee -p -a "$xf"; } | cmd_root_xfer_untar_file - - "$@"
-    [ $? = 0 ] || fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)"
+  cat >> "$xf" || fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)"
+  if [ "$UID_NOW" = 0 ]; then
+    xout=$(cmd_root_xfer_untar_file - "$xf" "$@"); xrc=$?
   else
     can_root || fail "the root helper cannot start on this server"
-    # what arrives is appended to the file, and root unpacks the file as it grows
-    exec 3<&0
-    cat <&3 >> "$xf" & xcat=$!
-    exec 3<&-
-    as_root root-xfer-untar-follow "$xf" "$xcat" "$@"; xrc=$?
-    wait $xcat; xcrc=$?
-    [ $xrc = 0 ] && [ $xcrc = 0 ] || fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)"
+    xout=$(as_root root-xfer-untar-file "$xf" "$@"); xrc=$?
   fi
+  case $xrc in
+    0) ;;
+    3) fail "refused the parts: ${xout#refused }; nothing was unpacked" ;;
+    *) fail "the parts did not arrive whole ($(wc -c < "$xf") bytes so far)" ;;
+  esac
   echo "bytes $(wc -c < "$xf")"
 }
 # xfer-done STAGE: a transfer completed: its staged copy goes
