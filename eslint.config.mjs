@@ -15,7 +15,7 @@ const FLOORS = [
   ['shared', ['src/shared/**'], []],
   ['foundation', [...FOUNDATION.map((f) => `${core}/${f}/**`), `${core}/*.ts`], ['shared']],
   ['feature', FEATURES.map((f) => `${core}/${f}/**`), ['shared', 'foundation']],
-  ['assembly', [`${core}/{core,api,modules}{,.test}.ts`, ...FEATURES.map((f) => `${core}/${f}/${f}-module{,.test}.ts`)], ['shared', 'foundation', 'feature']],
+  ['assembly', [`${core}/{core,api,modules}{,.test}.ts`, ...FEATURES.map((f) => `${core}/${f}/${f}-module{,-*}{,.test}.ts`)], ['shared', 'foundation', 'feature']],
   ['door', ['src/main/doors/**'], ['shared', 'foundation', 'feature', 'assembly']],
   ['host', ['src/main/{daemon,index,serve}{,.test}.ts', 'src/main/electron/**'], ['shared', 'foundation', 'feature', 'assembly', 'door']],
   ['cli', ['src/cli/**'], ['shared', 'foundation', 'feature', 'assembly', 'door', 'host']],

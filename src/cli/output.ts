@@ -6,6 +6,7 @@
 // is the session's own terminal, as ssh gives it.
 import { BerthError, exitCodeFor, toErrorBody } from '../shared/errors'
 import type { Progress } from '../shared/models'
+import { bytes } from '../shared/format'
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that reorder what a line shows. */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
@@ -74,25 +75,20 @@ export function fail(err: unknown, json: boolean): number {
   return exitCodeFor(body.code)
 }
 
-const human = (n: number) =>
-  n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(2)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`
-
 /** Progress on stderr: a live line on a terminal, a line per stage otherwise. */
 export function progressPrinter(): (p: Progress) => void {
   const tty = process.stderr.isTTY
   let lastStage = ''
   return (p) => {
     const pct = p.total ? ` ${Math.min(100, Math.round((p.bytes / p.total) * 100))}%` : ''
-    const bytes = p.bytes ? ` ${human(p.bytes)}${p.total ? ` of ${human(p.total)}` : ''}` : ''
-    const rate = p.rate ? ` ${human(p.rate)}/s` : ''
-    const line = forTerminal(`${p.message}${pct}${bytes}${rate}`, { oneLine: true })
+    const size = p.bytes ? ` ${bytes(p.bytes)}${p.total ? ` of ${bytes(p.total)}` : ''}` : ''
+    const rate = p.rate ? ` ${bytes(p.rate)}/s` : ''
+    const line = forTerminal(`${p.message}${pct}${size}${rate}`, { oneLine: true })
     if (tty) process.stderr.write(`\r\x1b[2K${line}${p.done ? '\n' : ''}`)
     else if (p.stage !== lastStage || p.done) process.stderr.write(line + '\n')
     lastStage = p.stage
   }
 }
-
-export { human as humanBytes }
 
 /** A listing under -q: the ids alone, one a line, for scripts. */
 export function printIds(ids: string[]): void {

@@ -29,7 +29,7 @@ export function installServe(core: Core): void {
     {
       'serve.open': async (a, ctx) => {
         const root = findRendererDir()
-        if (!root) throw new BerthError('internal', 'the UI is not built: run npm run build first')
+        if (!root) throw new BerthError('unavailable', 'the UI is not built: run npm run build first')
         const door = await WebSocketDoor.open(core, { port: a.port ?? 0, rendererRoot: root })
         doors.add(door)
         // the door lives as long as this stream: its owner's connection closing closes it

@@ -10,7 +10,14 @@ export const ERROR_CODES = [
   'conflict', // the session is in a state that does not allow the verb, or someone else moved it
   'refused', // the verb is not allowed (a finished session, unsaved work, a denied origin)
   'busy', // the daemon or a resource is held by another process
-  'internal',
+  'engine', // a Docker engine could not do what was asked (start, commit, create a container)
+  'checkpoint', // a memory checkpoint could not be written or restored
+  'transfer', // carrying images or a session's parts between servers failed
+  'git', // git could not do its part of a workspace save or clone
+  'timeout', // something Berth waits on did not answer within its deadline
+  'unavailable', // something Berth needs is not there (the UI build, overlay2, the server script, the daemon)
+  'damaged', // a file or archive is not what it should be (the secrets file or key, an image archive)
+  'internal', // a failure Berth did not expect: a bug to report
 ] as const
 export const ErrorCode = z.enum(ERROR_CODES)
 export type ErrorCode = z.infer<typeof ErrorCode>
@@ -37,7 +44,7 @@ export class BerthError extends Error {
   }
 }
 
-/** The CLI's exit codes, from the foundation issue: 2 usage, 3 not found, 4 unreachable or refused by a server. */
+/** The CLI's exit codes, from the foundation issue: 2 usage, 3 not found, 4 unreachable or refused by a server, 1 for every other failure. */
 export function exitCodeFor(code: ErrorCode): number {
   switch (code) {
     case 'usage':
@@ -48,7 +55,17 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'host_key_mismatch':
     case 'host_key_unconfirmed':
       return 4
-    default:
+    case 'conflict':
+    case 'refused':
+    case 'busy':
+    case 'engine':
+    case 'checkpoint':
+    case 'transfer':
+    case 'git':
+    case 'timeout':
+    case 'unavailable':
+    case 'damaged':
+    case 'internal':
       return 1
   }
 }

@@ -88,7 +88,7 @@ esac`)
     const before = hostState(dir)
     await hostileGit(`head -c 1048576 /dev/zero | tr '\\0' x; head -c 1048576 /dev/zero | tr '\\0' y >&2`)
     const noisy = await refusedSave()
-    expect(noisy.message).toContain('wrote more than 64 KiB where Berth expected a short answer')
+    expect(noisy.message).toContain('wrote more than 64.0 KiB where Berth expected a short answer')
     expect(hostState(dir)).toEqual(before)
 
     // only its bundle is a 1 MB line (every other answer is honest)
@@ -213,7 +213,7 @@ describe('save against a session that hangs or floods', () => {
     const before = hostState(dir)
     const rss = process.memoryUsage().rss
     const { error, ms } = await stalledSave('if [ "$1" = bundle ]; then exec cat /dev/zero; fi', { maxBundleBytes: 32 << 20 })
-    expect(error.message).toBe('session staller wrote more than 32 MiB where Berth expected a bundle; Berth took nothing from it')
+    expect(error.message).toBe('session staller wrote more than 32.0 MiB where Berth expected a bundle; Berth took nothing from it')
     expect(ms).toBeLessThan(30_000)
     expect(process.memoryUsage().rss - rss).toBeLessThan(200 << 20)
     expect(hostState(dir)).toEqual(before)

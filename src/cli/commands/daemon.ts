@@ -66,7 +66,7 @@ export const daemonCommands: Command[] = [
       const info = await c.call('daemon.info', {})
       await c.call('daemon.shutdown', {})
       c.close()
-      if (!(await processExited(info.pid, 15_000))) throw new BerthError('internal', `the daemon (pid ${info.pid}) did not stop within 15 s`)
+      if (!(await processExited(info.pid, 15_000))) throw new BerthError('timeout', `the daemon (pid ${info.pid}) did not stop within 15 s`)
       const pidFile = join(io.home, 'daemon.pid')
       if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(info.pid)) {
         throw new BerthError('internal', 'the daemon stopped without cleaning up its pid file')

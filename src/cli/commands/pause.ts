@@ -8,7 +8,7 @@ import type { EventRecord } from '../../shared/models'
 import type { ControlClient } from '../../main/doors/control-client'
 import { bool, str, type Command, type Parsed } from '../command'
 import { printJson, printTable, progressPrinter, say, UsageError, warn } from '../output'
-import { millis, when } from '../time'
+import { bytes, millis, when } from '../../shared/format'
 
 const PAUSE_USAGE = 'berth pause ID [--wait] [--deadline SECONDS] [--no-memory] [--json]  |  berth pause --all [--wait] [--deadline SECONDS] [--json]'
 
@@ -55,10 +55,9 @@ export function describeResume(name: string, r: ResumeResult): string {
 }
 
 export function describeMove(name: string, m: z.infer<typeof MoveResult>): string {
-  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
   const how = m.memory ? 'its processes continued' : 'it booted from its files'
   const layers = m.layersSent ? `${m.layersSent} image layer${m.layersSent === 1 ? '' : 's'} sent, ` : ''
-  return `session ${name} moved from ${m.from} to ${m.to} and ${m.resumed ? 'runs' : 'is paused'} there (${how}): ${layers}${m.layersSkipped} already there, ${mib(m.bytes)} sent in ${secs(m.seconds * 1000)}${m.note ? `\n  ${m.note}` : ''}`
+  return `session ${name} moved from ${m.from} to ${m.to} and ${m.resumed ? 'runs' : 'is paused'} there (${how}): ${layers}${m.layersSkipped} already there, ${bytes(m.bytes)} sent in ${secs(m.seconds * 1000)}${m.note ? `\n  ${m.note}` : ''}`
 }
 
 async function withProgress(io: { json: boolean; client(): Promise<ControlClient> }): Promise<{ c: ControlClient; op: string }> {

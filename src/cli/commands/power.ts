@@ -3,6 +3,7 @@ import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import type { PowerDoctor, PowerEventResult } from '../../shared/contract'
 import { BerthError } from '../../shared/errors'
+import { bytes } from '../../shared/format'
 import { berthHome } from '../../main/core/home'
 import { berthCommand, hookFiles, hookNote, logindDropIn, writeHookFiles, type HookPlatform } from '../../main/core/power/sleep-hooks'
 import { bool, str, type Command, type Io } from '../command'
@@ -41,7 +42,7 @@ function printDoctor(d: PowerDoctor): void {
   if (d.sessions.length) {
     const plan = { memory: 'memory written in the window', 'frozen-then-memory': 'frozen, memory written after', frozen: 'frozen (no memory dump on its server)' } as const
     printTable(
-      d.sessions.map((x) => [x.name, x.server, x.memoryBytes === null ? '?' : `${Math.round(x.memoryBytes / (1 << 20))} MiB`, x.estimateMs === null ? '-' : s(x.estimateMs), plan[x.plan]]),
+      d.sessions.map((x) => [x.name, x.server, x.memoryBytes === null ? '?' : bytes(x.memoryBytes), x.estimateMs === null ? '-' : s(x.estimateMs), plan[x.plan]]),
       ['SESSION', 'SERVER', 'MEMORY', 'DUMP', 'AT SLEEP'],
     )
   }

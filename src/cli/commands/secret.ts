@@ -1,7 +1,7 @@
 import type { SecretProtection } from '../../shared/contract/secrets'
 import type { Command } from '../command'
 import { printIds, printJson, printTable, say, UsageError, warn } from '../output'
-import { ago } from '../time'
+import { ago } from '../../shared/format'
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) warn('type the value, then Ctrl-D:\n')

@@ -1,7 +1,7 @@
 // Verbs that remake a session's container: fork, rewind, restart; and the stale clean-up list.
 import { str, strs, type Command } from '../command'
 import { printIds, printJson, printTable, say, UsageError } from '../output'
-import { ago } from '../time'
+import { ago } from '../../shared/format'
 import { followProgress } from '../progress'
 import { parseEnv, stateLabel } from './session'
 

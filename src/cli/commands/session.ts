@@ -4,7 +4,7 @@ import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
-import { ago, duration, when } from '../time'
+import { ago, bytes, duration, when } from '../../shared/format'
 import { LIMIT_OPTIONS, limitsLine, parseLimits, parseRestart, RESTART_OPTION } from './session-limits'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
@@ -43,11 +43,10 @@ export function showSession(s: Session): void {
 }
 
 function meterLine(m: NonNullable<Session['meter']>): string {
-  const mib = (b: number) => `${(b / (1 << 20)).toFixed(1)} MiB`
   const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
   const cpuOf = m.cpuLimit ? ` of ${m.cpuLimit} cpus` : ''
-  const memOf = m.memoryLimitBytes ? ` of ${mib(m.memoryLimitBytes)}` : ''
-  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now${cpuOf}), memory ${mib(m.memoryBytes)}${memOf} (peak ${mib(m.peakMemoryBytes)}), disk ${mib(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
+  const memOf = m.memoryLimitBytes ? ` of ${bytes(m.memoryLimitBytes)}` : ''
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now${cpuOf}), memory ${bytes(m.memoryBytes)}${memOf} (peak ${bytes(m.peakMemoryBytes)}), disk ${bytes(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
 }
 
 export function parseEnv(pairs: string[], usage: string): Record<string, string> {

@@ -1,7 +1,7 @@
 import type { Snapshot } from '../../shared/models'
 import { bool, str, type Command } from '../command'
-import { humanBytes, printFields, printIds, printJson, printTable, say, UsageError } from '../output'
-import { ago, millis, when } from '../time'
+import { printFields, printIds, printJson, printTable, say, UsageError } from '../output'
+import { ago, bytes, millis, when } from '../../shared/format'
 import { followProgress } from '../progress'
 
 function showSnapshot(s: Snapshot): void {
@@ -9,7 +9,7 @@ function showSnapshot(s: Snapshot): void {
     ['id', s.id],
     ['kind', s.kind],
     ['reason', s.reason],
-    ['size', humanBytes(s.sizeBytes)],
+    ['size', bytes(s.sizeBytes)],
     ['server', s.server],
     ['session', s.sessionId ? `${s.sessionId}${s.sessionName ? ` (${s.sessionName})` : ''}` : '-'],
     ['parent', s.parentSnapshot ?? '-'],
@@ -84,7 +84,7 @@ export const snapshotCommands: Command[] = [
           page.items.map((s) => [
             s.id,
             s.kind,
-            humanBytes(s.sizeBytes),
+            bytes(s.sizeBytes),
             s.server,
             s.sessionName ?? s.sessionId ?? '-',
             s.parentSnapshot ?? '-',

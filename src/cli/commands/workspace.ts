@@ -1,6 +1,6 @@
 import { str, type Command } from '../command'
 import { printFields, printJson, say } from '../output'
-import { when } from '../time'
+import { when } from '../../shared/format'
 import { followProgress } from '../progress'
 
 export const workspaceCommands: Command[] = [

@@ -1,6 +1,7 @@
 // Progress of long work, reported as contract events (the CLI prints them, the UI draws a bar).
 import { randomBytes } from 'node:crypto'
 import type { Progress } from '../../shared/models'
+import type { CoreBus } from './bus'
 
 export type ProgressSink = (p: Progress) => void
 
@@ -36,4 +37,9 @@ export class ProgressReporter {
     const secs = (now - this.started) / 1000
     this.sink({ ...p, op: this.op, sessionId: this.base.sessionId, server: this.base.server, rate: secs > 0 && p.bytes ? p.bytes / secs : null })
   }
+}
+
+/** The one way long work gets its reporter: contract events on the core's bus, tagged with the session and its server. */
+export function progressOn(bus: CoreBus, op: string | undefined, sessionId: string | null, server: string | null): ProgressReporter {
+  return new ProgressReporter((p) => bus.emit('progress', p), { op, sessionId, server })
 }

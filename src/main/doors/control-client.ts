@@ -22,7 +22,7 @@ export class ControlClient {
     socket.setEncoding('utf8')
     socket.on('data', (chunk: string) => this.onData(chunk))
     socket.on('close', () => {
-      for (const p of this.pending.values()) p.reject(new BerthError('internal', 'the Berth daemon closed the connection'))
+      for (const p of this.pending.values()) p.reject(new BerthError('unavailable', 'the Berth daemon closed the connection'))
       this.pending.clear()
       for (const l of this.closeListeners) l()
     })
@@ -130,5 +130,5 @@ export async function waitForDaemon(home: string, timeoutMs: number): Promise<Co
     }
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new BerthError('internal', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(logsDir(home), 'daemon.log')} and daemon-stderr.log there${last ? ` (${(last as Error).message})` : ''}`)
+  throw new BerthError('timeout', `the Berth daemon did not start within ${timeoutMs / 1000} s; see ${join(logsDir(home), 'daemon.log')} and daemon-stderr.log there${last ? ` (${(last as Error).message})` : ''}`)
 }

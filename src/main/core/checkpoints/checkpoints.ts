@@ -229,7 +229,7 @@ export class Checkpoints {
 
 export function restoreOutcome(server: string, o: JobOutcome): RestoreOutcome {
   if (!o.followed) throw new BerthError('unreachable', `lost the connection to ${server} during the restore: ${o.reason ?? ''}`)
-  if (o.rc !== 0 || !o.result) throw new BerthError('internal', `the restore failed on ${server}: ${o.error ?? o.gone ?? `exit ${o.rc}`}`)
+  if (o.rc !== 0 || !o.result) throw new BerthError('checkpoint', `the restore failed on ${server}: ${o.error ?? o.gone ?? `exit ${o.rc}`}`)
   const mode = o.result.mode
   const fallback = typeof o.result.fallback === 'string' && o.result.fallback ? o.result.fallback : null
   return { restored: mode === 'memory' ? 'memory' : 'disk', fallback }

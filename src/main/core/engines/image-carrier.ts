@@ -39,7 +39,7 @@ interface SavedImage {
 /** Saves an image into a private folder on the source server; returns its manifest and entry sizes. */
 async function saveOnSource(source: Engine, homeId: string, ref: string): Promise<SavedImage> {
   const r = await runnerFor(source, homeId).run(['image-save', ref])
-  if (r.code !== 0) throw new BerthError('internal', `could not save ${ref} on ${source.name}: ${oneSentence(r.stdout.replace(/^error /, '') || r.stderr || 'docker save failed')}`)
+  if (r.code !== 0) throw new BerthError('transfer', `could not save ${ref} on ${source.name}: ${oneSentence(r.stdout.replace(/^error /, '') || r.stderr || 'docker save failed')}`)
   const [head, manifestText] = r.stdout.split('\n---\n')
   const lines = (head ?? '').trim().split('\n')
   const dir = lines.shift()!.trim()
@@ -79,7 +79,7 @@ export async function carryImage(opts: {
   try {
     const entry = saved.manifest[0]
     if (!entry || entry.Layers.length !== layers.length) {
-      throw new BerthError('internal', `the archive of ${ref} does not match its layers`)
+      throw new BerthError('damaged', `the archive of ${ref} does not match its layers`)
     }
     const skip = new Set<string>()
     entry.Layers.forEach((path, i) => {
@@ -106,10 +106,10 @@ export async function carryImage(opts: {
     const loadOutput = await readAll(response)
     await piping
     const code = await tar.exit
-    if (code !== 0) throw new BerthError('internal', `sending ${ref} failed on ${source.name}: ${oneSentence(Buffer.concat(stderr).toString() || 'tar failed')}`)
+    if (code !== 0) throw new BerthError('transfer', `sending ${ref} failed on ${source.name}: ${oneSentence(Buffer.concat(stderr).toString() || 'tar failed')}`)
     const failure = loadError(loadOutput)
-    if (failure) throw new BerthError('internal', `${target.name} could not load ${ref}: ${failure}`)
-    if (!(await imageLayers(target, ref))) throw new BerthError('internal', `${target.name} did not keep ${ref} after loading it`)
+    if (failure) throw new BerthError('transfer', `${target.name} could not load ${ref}: ${failure}`)
+    if (!(await imageLayers(target, ref))) throw new BerthError('transfer', `${target.name} did not keep ${ref} after loading it`)
     progress?.done('send', `carried ${ref} to ${target.name}`, sent)
     return { bytes: sent, layersSent: entry.Layers.length - skip.size, layersSkipped: skip.size }
   } finally {

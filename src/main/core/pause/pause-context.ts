@@ -1,12 +1,11 @@
 // What the parts of pause and resume share: their collaborators, the server job they follow, and
 // the small helpers every part uses.
 import type { PauseMode } from '../../../shared/models'
-import { BerthError } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Checkpoints } from '../checkpoints/checkpoints'
 import type { JobLine, JobOutcome } from '../engines/server-script/job-protocol'
 import type { EngineRegistry } from '../engines/engine-registry'
-import { ProgressReporter } from '../progress'
+import { progressOn, type ProgressReporter } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { MeterRepo } from '../store/meter-repo'
@@ -56,10 +55,5 @@ export function jobFollower(ctx: PauseContext, row: SessionRow) {
 }
 
 export function progressOf(ctx: PauseContext, op: string | undefined, row: SessionRow): ProgressReporter {
-  return new ProgressReporter((p) => ctx.d.bus.emit('progress', p), { op, sessionId: row.id, server: row.server })
-}
-
-export function stateError(row: SessionRow, verb: string): BerthError {
-  if (row.state === 'finished') return new BerthError('refused', `cannot ${verb} session ${row.name}: the session finished`)
-  return new BerthError('conflict', `cannot ${verb} session ${row.name}: it is ${row.state}`, { state: row.state })
+  return progressOn(ctx.d.bus, op, row.id, row.server)
 }

@@ -1,8 +1,7 @@
 // Plugs pause and resume into the core: the calls, the recovery of interrupted pauses and resumes,
 // the reconciliation on the next contact with a server, and the hooks other verbs go through.
-import { BerthError } from '../../../shared/errors'
 import type { Core } from '../core'
-import { LIVE } from '../sessions/lifecycle'
+import { LIVE, sessionFinished } from '../sessions/lifecycle'
 import { lidCloseDeadlineMs, sleepWindow } from '../settings/sleep-window'
 import { MeterRepo } from '../store/meter-repo'
 import { PausesRepo } from '../store/pauses-repo'
@@ -81,7 +80,7 @@ export function installPause(core: Core): PauseService {
       'session.resume': (a) => service.resume(a.id, { cause: 'user', op: a.op }),
       'session.configure': (a) => {
         const row = core.sessions.resolve(a.id)
-        if (row.state === 'finished') throw new BerthError('refused', `cannot configure session ${row.name}: the session finished`)
+        if (row.state === 'finished') throw sessionFinished(row, 'configure')
         const patch: { idleAfterSeconds?: number | null; autoPause?: boolean } = {}
         if (a.idleAfterSeconds !== undefined) patch.idleAfterSeconds = a.idleAfterSeconds
         if (a.autoPause !== undefined) patch.autoPause = a.autoPause

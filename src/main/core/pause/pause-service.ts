@@ -11,7 +11,8 @@ import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
 import { PauseArtefacts } from './artefacts'
 import { LastUsed } from './last-used'
-import { msSince, stateError, type PauseContext, type PauseServiceDeps } from './pause-context'
+import { stateError } from '../sessions/lifecycle'
+import { msSince, type PauseContext, type PauseServiceDeps } from './pause-context'
 import { planDumps, type PlannedDump } from './pause-planner'
 import { nextTurn, Pausing, type PauseRequest } from './pausing'
 import { Reconciling } from './reconciling'
@@ -119,7 +120,7 @@ export class PauseService implements PauseApi {
     if (row.state === 'paused') {
       if (req.wait && !row.durable) {
         const pending = d.pauses.latest(row.id)?.detail.pending === 'memory'
-        throw new BerthError('internal', pending ? `session ${row.name} is frozen; its memory is written once the window allows (it stays frozen until then)` : `session ${row.name} is paused but Berth could not make its pause durable yet`)
+        throw new BerthError('checkpoint', pending ? `session ${row.name} is frozen; its memory is written once the window allows (it stays frozen until then)` : `session ${row.name} is paused but Berth could not make its pause durable yet`)
       }
       return { paused: false }
     }

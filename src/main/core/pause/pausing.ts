@@ -299,11 +299,11 @@ export class Pausing {
         patch: { mode: null, pausedBy: null, durable: false },
         detail: { outcome: 'the pause did not happen; the session kept running', reason },
       })
-      throw new BerthError('internal', `could not pause ${row.name}: ${reason}; it keeps running`)
+      throw new BerthError('checkpoint', `could not pause ${row.name}: ${reason}; it keeps running`)
     }
     if (!info) {
       d.lifecycle.transition(id, { from: [...from], to: 'failed', verb: 'pause', patch: { failure: `the container is gone: ${reason}` } })
-      throw new BerthError('internal', `could not pause ${row.name}: ${reason}; its container is gone`)
+      throw new BerthError('engine', `could not pause ${row.name}: ${reason}; its container is gone`)
     }
     // stopped without a complete snapshot: its files are intact, so it is paused on disk
     const verified = pause.requested === 'memory' ? await d.checkpoints.verify(pause.server, pause.containerId, pause.snapshot).catch(() => null) : null

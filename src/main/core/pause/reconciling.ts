@@ -85,7 +85,7 @@ export class Reconciling {
     }
     const reason = (r && 'value' in r ? r.value.fallback : undefined) ?? o.error ?? 'the memory checkpoint did not complete'
     d.pauses.update(row.id, pause.seq, { detail: { ...pause.detail, completeFailed: reason } })
-    throw new BerthError('internal', `the memory of ${row.name} stays frozen on ${row.server}: ${reason}`)
+    throw new BerthError('checkpoint', `the memory of ${row.name} stays frozen on ${row.server}: ${reason}`)
   }
 
   /** Reconciles every session of a server that is mid-way (after it became reachable again). */

@@ -110,7 +110,7 @@ export class Resuming {
       o.error ??
       (o.gone === 'lost' ? 'the server-side resume stopped without finishing' : o.gone === 'missing' ? 'the server-side resume never started' : `exit ${o.rc}`)
     await this.settleFailed(id, reason)
-    throw new BerthError('internal', `could not resume ${row.name}: ${reason}`)
+    throw new BerthError('engine', `could not resume ${row.name}: ${reason}`)
   }
 
   /** Whether the engine says the session's container is gone (an engine that does not answer: not known, so no). */

@@ -3,21 +3,20 @@
 // nothing else. Every channel resolves the route again (the session may have moved since the
 // connection began). A peer that keeps failing to authenticate is held off (gateway-limits.ts).
 import net, { type Socket } from 'node:net'
-import { Server, type AuthContext, type Connection, type ServerChannel, type Session as SshSession } from 'ssh2'
+import { Server, type AuthContext, type Connection } from 'ssh2'
 import type { Settings } from '../../../shared/settings'
-import { BerthError } from '../../../shared/errors'
 import type { ActivityTap } from './activity'
 import { signatureValid, type AuthorizedKeys } from './authorized-keys'
-import { guardInbox, pipeProcess, type ChannelBounds } from './channel-pipe'
+import type { ChannelBounds } from './channel-pipe'
 import type { ContainerPorts } from './container-ports'
-import { signalInContainer, startContainerProcess, type ProcessSpec } from './container-process'
-import { openForward } from './gateway-forward'
-import { acceptableEnv, dim, ptyOf, sshEnv } from './channel-requests'
+import { ForwardChannel } from './forward-channel'
+import { LiveChannels, type GatewayConn } from './gateway-conn'
 import { listenOnFreePort } from './free-port'
 import { DEFAULT_LIMITS, GATEWAY_ALGORITHMS, PeerGuard, peerOf, type GatewayLimits } from './gateway-limits'
 import type { GatewayHostKey } from './host-key'
-import type { Reached, RouteTable } from './route-table'
+import type { RouteTable } from './route-table'
 import type { AgentForwarding } from './agent-forwarding'
+import { SessionChannel, type SessionChannelContext } from './session-channel'
 
 export interface GatewayDeps {
   hostKey: GatewayHostKey
@@ -31,24 +30,7 @@ export interface GatewayDeps {
   limits?: Partial<GatewayLimits>
 }
 
-interface Conn {
-  socket: Socket
-  client: Connection | undefined
-  remote: string
-  /** the peer address the PeerGuard counts it under */
-  peer: string
-  authenticated: boolean
-  /** whether the client asked to authenticate at all (a scanner that only reads the banner did not fail) */
-  triedAuth: boolean
-  authAttempts: number
-  route: string | undefined
-  sessionId: string | undefined
-  /** why this connection may not reach its session (said on any channel it opens) */
-  refusal: string | undefined
-  channels: number
-  lastActive: number
-  authTimer: NodeJS.Timeout
-}
+type Conn = GatewayConn
 
 export class SshGateway {
   private readonly limits: GatewayLimits
@@ -58,8 +40,7 @@ export class SshGateway {
   private readonly conns = new Set<Conn>()
   private readonly bySocket = new WeakMap<Socket, Conn>()
   private readonly sweeper: NodeJS.Timeout
-  /** the live shell/exec/sftp channels of each session, to tell them what happens to it */
-  private readonly live = new Map<string, Set<(line: string) => void>>()
+  private readonly live = new LiveChannels()
   private boundPort = 0
 
   constructor(private readonly deps: GatewayDeps) {
@@ -87,9 +68,7 @@ export class SshGateway {
 
   /** Says a line on the stderr of every live channel into this session (it is pausing, moving...). */
   notify(sessionId: string, line: string): number {
-    const tells = this.live.get(sessionId)
-    for (const tell of tells ?? []) tell(line)
-    return tells?.size ?? 0
+    return this.live.notify(sessionId, line)
   }
 
   /** Listens on `preferred`, or the next free port; returns the port. */
@@ -193,10 +172,10 @@ export class SshGateway {
         conn.channels--
         conn.lastActive = Date.now()
       })
-      this.serveSession(conn, session)
+      new SessionChannel(this.channelContext(), conn, session)
     })
     client.on('tcpip', (accept, reject, info) => {
-      openForward({ ...this.deps, conn, limits: this.limits, bounds: this.bounds() }, accept, reject, info).catch((e: Error) => {
+      new ForwardChannel({ ...this.deps, conn, limits: this.limits, bounds: this.bounds() }, info).open(accept, reject).catch((e: Error) => {
         this.deps.log(`ssh gateway: a forward from ${conn.route ?? '?'} failed: ${e.message}`)
         reject()
       })
@@ -240,157 +219,23 @@ export class SshGateway {
     if (conn.refusal) setTimeout(() => conn.client?.end(), 5000).unref()
   }
 
-  private serveSession(conn: Conn, session: SshSession): void {
-    const env: Record<string, string> = {}
-    let pty: { term: string; cols: number; rows: number } | undefined
-    let agentRequested = false
-    let running: { reached: Reached; resize(cols: number, rows: number): void; pid(): number | undefined } | undefined
-    session.on('error', () => undefined)
-    session.on('env', (accept, reject, info) => {
-      const ok = Object.keys(env).length < this.limits.maxEnv && acceptableEnv(info.key, info.val)
-      if (ok) env[info.key] = info.val
-      ;(ok ? accept : reject)?.()
-    })
-    session.on('pty', (accept, _reject, info) => {
-      pty = ptyOf(info)
-      accept?.()
-    })
-    session.on('window-change', (accept, _reject, info) => {
-      if (pty) {
-        pty.cols = dim(info.cols, pty.cols)
-        pty.rows = dim(info.rows, pty.rows)
-        running?.resize(pty.cols, pty.rows)
-      }
-      accept?.()
-    })
-    session.on('signal', (accept, _reject, info) => {
-      const pid = running?.pid()
-      const name = String(info.name ?? '').replace(/^SIG/, '')
-      if (running && pid) void signalInContainer(running.reached.engine.docker, running.reached.containerId, pid, name).catch(() => undefined)
-      accept?.()
-    })
-    session.on('auth-agent', (accept, reject) => {
-      if (!this.deps.settings().allowAgentForwarding) return reject?.()
-      agentRequested = true
-      accept?.()
-    })
-    // accept() gives nothing for a second shell/exec/subsystem on the same channel: ignore those
-    const start = (channel: ServerChannel | undefined, spec: Omit<ProcessSpec, 'tty' | 'env'>) => {
-      if (!channel) return
-      this.run(conn, channel, spec, env, pty, agentRequested, (r) => (running = r)).catch((e: Error) => {
-        this.deps.log(`ssh gateway: ${conn.route ?? '?'}: ${e.message}`)
-        try {
-          channel.close()
-        } catch {
-          // already closed
-        }
-      })
+  private channelContext(): SessionChannelContext {
+    const { routes, activity, agent, settings, log } = this.deps
+    return {
+      routes,
+      activity,
+      agent,
+      settings,
+      log,
+      live: this.live,
+      maxEnv: this.limits.maxEnv,
+      channelInboxLimit: this.limits.channelInboxLimit,
+      bounds: this.bounds(),
+      gatewayPort: () => this.boundPort,
     }
-    session.on('shell', (accept) => start(accept(), { kind: 'shell' }))
-    session.on('exec', (accept, _reject, info) => start(accept(), { kind: 'exec', command: info.command }))
-    session.on('subsystem', (accept, reject, info) => {
-      if (info.name !== 'sftp') return reject?.()
-      start(accept(), { kind: 'sftp' })
-    })
   }
 
   private bounds(): ChannelBounds {
     return { socketHighWater: this.limits.socketHighWater, channelInboxLimit: this.limits.channelInboxLimit }
-  }
-
-  private async run(
-    conn: Conn,
-    channel: ServerChannel,
-    spec: Omit<ProcessSpec, 'tty' | 'env'>,
-    clientEnv: Record<string, string>,
-    pty: { term: string; cols: number; rows: number } | undefined,
-    agentRequested: boolean,
-    onRunning: (r: { reached: Reached; resize(cols: number, rows: number): void; pid(): number | undefined }) => void,
-  ): Promise<void> {
-    let closed = false
-    channel.on('error', () => undefined)
-    channel.stderr.on('error', () => undefined)
-    channel.once('close', () => (closed = true))
-    guardInbox(channel, this.limits.channelInboxLimit, () => {
-      this.deps.log(`ssh gateway: cut a channel to ${conn.route ?? '?'}: its client sent past its window`)
-      conn.socket.destroy()
-    })
-    const eol = pty ? '\r\n' : '\n'
-    const tell = (line: string) => {
-      if (!closed) channel.stderr.write(`berth: ${line}${eol}`)
-    }
-    const refuse = (message: string) => {
-      tell(message)
-      if (!closed) {
-        channel.exit(255)
-        channel.end()
-      }
-    }
-    if (conn.refusal || !conn.sessionId) return refuse(conn.refusal ?? 'session not found')
-    const sessionId = conn.sessionId
-    let reached: Reached
-    try {
-      reached = await this.deps.routes.reach(sessionId, tell, () => closed)
-    } catch (e) {
-      return refuse(e instanceof BerthError ? e.message : `cannot reach the session: ${(e as Error).message}`)
-    }
-    if (closed) return
-    const env: Record<string, string> = { ...clientEnv, ...sshEnv(conn.remote, this.boundPort) }
-    if (pty) env.TERM = pty.term
-    let agent: { socketPath: string; stop(): void } | undefined
-    if (agentRequested && conn.client) {
-      try {
-        agent = await this.deps.agent.start(conn.client, reached)
-        env.SSH_AUTH_SOCK = agent.socketPath
-      } catch (e) {
-        tell(`agent forwarding is unavailable in this session: ${(e as Error).message}`)
-      }
-    }
-    let proc
-    try {
-      proc = await startContainerProcess(reached.engine.docker, reached.containerId, { ...spec, tty: !!pty, env })
-    } catch (e) {
-      agent?.stop()
-      return refuse(`cannot start ${spec.kind === 'exec' ? 'the command' : `the ${spec.kind}`} in session ${reached.row.route}: ${(e as Error).message.split('\n')[0]}`)
-    }
-    if (closed) {
-      proc.stream.destroy()
-      agent?.stop()
-      return
-    }
-    if (pty) proc.resize(pty.cols, pty.rows)
-    const touch = () => {
-      conn.lastActive = Date.now()
-      this.deps.activity.touch(sessionId)
-    }
-    const piped = pipeProcess(proc, channel, conn.socket, this.bounds(), touch)
-    onRunning({ reached, resize: (c, r) => proc.resize(c, r), pid: piped.pid })
-    const tells = this.live.get(sessionId) ?? new Set<(line: string) => void>()
-    this.live.set(sessionId, tells)
-    tells.add(tell)
-    const foreground = spec.kind === 'exec'
-    if (foreground) this.deps.activity.foreground(sessionId, 1)
-    let exited = false
-    channel.once('close', () => {
-      if (exited) return
-      piped.abort()
-      // as sshd closing a pty: the shell and its jobs get a hang-up instead of lingering
-      const pid = piped.pid()
-      if (pty && pid) void signalInContainer(reached.engine.docker, reached.containerId, pid, 'HUP').catch(() => undefined)
-    })
-    try {
-      const code = await piped.done
-      exited = true
-      if (!closed) {
-        channel.exit(code ?? 255)
-        channel.end()
-      }
-    } finally {
-      exited = true
-      tells.delete(tell)
-      if (!tells.size) this.live.delete(sessionId)
-      agent?.stop()
-      if (foreground) this.deps.activity.foreground(sessionId, -1)
-    }
   }
 }

@@ -83,10 +83,10 @@ export class FileSecretStore implements SecretStore {
     try {
       parsed = JSON.parse(readFileSync(this.file, 'utf8')) as FileShape | LegacyShape
     } catch {
-      throw new BerthError('internal', `the secrets file ${this.file} is unreadable; fix or remove it`)
+      throw new BerthError('damaged', `the secrets file ${this.file} is unreadable; fix or remove it`)
     }
     if (!parsed || typeof parsed.secrets !== 'object' || parsed.secrets === null) {
-      throw new BerthError('internal', `the secrets file ${this.file} is not Berth's; fix or remove it`)
+      throw new BerthError('damaged', `the secrets file ${this.file} is not Berth's; fix or remove it`)
     }
     return parsed
   }
@@ -115,7 +115,7 @@ export class FileSecretStore implements SecretStore {
       const stored = existsSync(this.file) ? this.readShape() : undefined
       if (stored?.version === 2 && Object.keys(stored.secrets).length > 0) {
         throw new BerthError(
-          'internal',
+          'damaged',
           `the secrets key ${this.keyFile} is missing, so the secrets in ${this.file} cannot be opened; restore it from a backup (or open the desktop app, which keeps a copy in the OS keychain), or remove ${this.file} and store the secrets again`,
         )
       }
@@ -123,7 +123,7 @@ export class FileSecretStore implements SecretStore {
     }
     ensurePrivateFile(this.keyFile)
     const key = Buffer.from(readFileSync(this.keyFile, 'utf8').trim(), 'base64')
-    if (key.length !== KEY_BYTES) throw new BerthError('internal', `the secrets key ${this.keyFile} is damaged (not ${KEY_BYTES} bytes of base64)`)
+    if (key.length !== KEY_BYTES) throw new BerthError('damaged', `the secrets key ${this.keyFile} is damaged (not ${KEY_BYTES} bytes of base64)`)
     this.cachedKey = key
     return key
   }
@@ -148,7 +148,7 @@ export class FileSecretStore implements SecretStore {
     const entry = this.read().secrets[name]
     if (!entry) return undefined
     const value = openValue(this.key(), name, entry.value)
-    if (!value) throw new BerthError('internal', `the secret ${name} in ${this.file} does not open with the key in ${this.keyFile} (damaged, or from another home); store it again`)
+    if (!value) throw new BerthError('damaged', `the secret ${name} in ${this.file} does not open with the key in ${this.keyFile} (damaged, or from another home); store it again`)
     return value
   }
 

@@ -53,13 +53,13 @@ export class Lifecycle {
     const result = this.db.transaction((): SessionRow => {
       const cur = this.sessions.get(id)
       if (!cur) throw new BerthError('not_found', `session not found: ${id}`)
-      if (!req.from.includes(cur.state)) throw conflict(cur, req.verb)
+      if (!req.from.includes(cur.state)) throw stateError(cur, req.verb)
       if (!NEXT[cur.state].includes(req.to)) {
         throw new BerthError('internal', `the state machine does not allow ${cur.state} -> ${req.to}`)
       }
       const at = nowIso()
       const changed = this.sessions.compareAndSet(id, [cur.state], req.to, req.patch ?? {}, at, cur.version)
-      if (changed !== 1) throw conflict(this.sessions.get(id) ?? cur, req.verb)
+      if (changed !== 1) throw stateError(this.sessions.get(id) ?? cur, req.verb)
       this.events.append({
         sessionId: id,
         kind: req.kind ?? 'transition',
@@ -96,7 +96,13 @@ export class Lifecycle {
   }
 }
 
-function conflict(s: SessionRow, verb: string): BerthError {
-  if (s.state === 'finished') return new BerthError('refused', `cannot ${verb} session ${s.name}: the session finished`)
+/** The one refusal of work on a session that finished. */
+export function sessionFinished(s: Pick<SessionRow, 'name'>, verb: string): BerthError {
+  return new BerthError('refused', `cannot ${verb} session ${s.name}: the session finished`)
+}
+
+/** Why a session cannot take this verb in its state: finished, or busy with something else. */
+export function stateError(s: SessionRow, verb: string): BerthError {
+  if (s.state === 'finished') return sessionFinished(s, verb)
   return new BerthError('conflict', `cannot ${verb} session ${s.name}: it is ${s.state}`, { state: s.state })
 }

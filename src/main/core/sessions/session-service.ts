@@ -6,7 +6,7 @@ import { BerthError, reasonOf, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
-import { ProgressReporter } from '../progress'
+import { progressOn, type ProgressReporter } from '../progress'
 import { newRouteId, newSessionId } from './session-ids'
 import { ensureImage } from '../engines/image-carrier'
 import { nowIso } from '../store/database'
@@ -222,7 +222,7 @@ export class SessionService {
     this.sessions.insert(row)
     this.lifecycle.note(id, 'created', { server: serverName, image: input.image, route })
     this.bus.emit('session.changed', this.toModel(row))
-    const progress = new ProgressReporter((p) => this.bus.emit('progress', p), { op: input.op, sessionId: id, server: serverName })
+    const progress = progressOn(this.bus, input.op, id, serverName)
     let containerId: string | null = null
     try {
       await ensureImage({ target: engine, ref: input.image, homeId: this.homeId, candidates: () => this.candidates(), progress })
@@ -250,7 +250,7 @@ export class SessionService {
       await removeContainerAndVolume(engine.docker, id).catch(() => undefined)
       this.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: 'create', patch: { failure: reason, containerId: null } })
       if (e instanceof BerthError) throw e
-      throw new BerthError('internal', `could not create the session: ${reason}`)
+      throw new BerthError('engine', `could not create the session: ${reason}`)
     }
   }
 

@@ -151,12 +151,12 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
 async function upperDir(engine: Engine, container: string): Promise<string> {
   const info = await engine.docker.getContainer(container).inspect()
   const upper = (info.GraphDriver?.Data as Record<string, string> | undefined)?.UpperDir
-  if (!upper || !upper.endsWith('/diff')) throw new BerthError('internal', `the engine on ${engine.name} does not use overlay2; its writable layers cannot travel this way`)
+  if (!upper || !upper.endsWith('/diff')) throw new BerthError('unavailable', `the engine on ${engine.name} does not use overlay2; its writable layers cannot travel this way`)
   return upper
 }
 
 async function volumeDir(engine: Engine, name: string): Promise<string> {
   const v = (await engine.docker.getVolume(name).inspect()) as { Mountpoint?: string }
-  if (!v.Mountpoint || !v.Mountpoint.endsWith('/_data')) throw new BerthError('internal', `the volume ${name} on ${engine.name} is not a local volume`)
+  if (!v.Mountpoint || !v.Mountpoint.endsWith('/_data')) throw new BerthError('unavailable', `the volume ${name} on ${engine.name} is not a local volume`)
   return v.Mountpoint
 }

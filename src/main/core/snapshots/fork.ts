@@ -2,11 +2,12 @@
 // id, route and workspace branch, and succeeds or fails on its own; the result lists both.
 import type { z } from 'zod'
 import type { ForkOutcome, ForkResult } from '../../../shared/contract/snapshots'
-import { BerthError, toErrorBody } from '../../../shared/errors'
-import { ProgressReporter } from '../progress'
+import { toErrorBody } from '../../../shared/errors'
+import { progressOn, type ProgressReporter } from '../progress'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { sessionFromSnapshot } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
+import { stateError } from '../sessions/lifecycle'
 
 /**
  * The one capture every fork starts from. A running session is paused with its memory (the same
@@ -43,11 +44,10 @@ export async function fork(
 ): Promise<z.infer<typeof ForkResult>> {
   const source = svc.ctx.sessions.resolve(args.id)
   if (!['running', 'paused'].includes(source.state)) {
-    if (source.state === 'finished') throw new BerthError('refused', `cannot fork session ${source.name}: the session finished`)
-    throw new BerthError('conflict', `cannot fork session ${source.name}: it is ${source.state}`, { state: source.state })
+    throw stateError(source, 'fork')
   }
   const count = args.count ?? 1
-  const progress = new ProgressReporter((p) => svc.ctx.bus.emit('progress', p), { op: args.op, sessionId: source.id, server: source.server })
+  const progress = progressOn(svc.ctx.bus, args.op, source.id, source.server)
   const capture = await svc.locks.run(source.id, () => captureForFork(svc, source.id, progress))
   const forks: Array<z.infer<typeof ForkOutcome>> = []
   const names = forkNames(args.name, count)

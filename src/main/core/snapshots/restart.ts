@@ -7,7 +7,7 @@ import { BerthError, reasonOf } from '../../../shared/errors'
 import { inspectContainer, shq, type Engine } from '../engines/engine'
 import { startExec } from '../sessions/exec'
 import { TMUX_SOCKET } from '../sessions/views'
-import { ProgressReporter } from '../progress'
+import { progressOn, type ProgressReporter } from '../progress'
 import { volumeName, pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from '../engines/docker-names'
 import { removeSessionContainer, startSessionContainer } from '../sessions/session-container'
 import type { SessionRow } from '../store/sessions-repo'
@@ -16,6 +16,7 @@ import { fillWorkspaceFromSnapshot, tagForSession } from './restore'
 import { volumeExists } from './server-steps'
 import type { SnapshotService } from './snapshot-service'
 import { containerOf } from '../sessions/container-spec'
+import { stateError } from '../sessions/lifecycle'
 
 interface DiskSource {
   image: string
@@ -42,12 +43,11 @@ async function restartTelling(svc: SnapshotService, args: { id: string; env?: Re
   return await svc.locks.run(first.id, async () => {
     const row = ctx.sessions.resolve(first.id)
     if (!['running', 'paused', 'failed'].includes(row.state)) {
-      if (row.state === 'finished') throw new BerthError('refused', `cannot restart session ${row.name}: the session finished`)
-      throw new BerthError('conflict', `cannot restart session ${row.name}: it is ${row.state}`, { state: row.state })
+      throw stateError(row, 'restart')
     }
     const env = { ...row.env, ...(args.env ?? {}) }
     const changedEnv = Object.keys(args.env ?? {}).filter((k) => row.env[k] !== args.env![k])
-    const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: args.op, sessionId: row.id, server: row.server })
+    const progress = progressOn(ctx.bus, args.op, row.id, row.server)
     const restarting = ctx.lifecycle.transition(row.id, { from: [row.state], to: 'restarting', verb: 'restart', patch: { env }, detail: { env: changedEnv } })
     return await completeRestartTelling(svc, restarting, progress)
   })
@@ -95,7 +95,7 @@ async function completeRestartTelling(svc: SnapshotService, row: SessionRow, pro
   } catch (e) {
     const reason = reasonOf(e)
     ctx.lifecycle.transition(row.id, { from: ['restarting'], to: 'failed', verb: 'restart', patch: { failure: `restart failed: ${reason}` } })
-    throw new BerthError(e instanceof BerthError ? e.code : 'internal', `could not restart ${row.name}: ${reason}`)
+    throw new BerthError(e instanceof BerthError ? e.code : 'engine', `could not restart ${row.name}: ${reason}`)
   }
 }
 

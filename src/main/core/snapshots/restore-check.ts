@@ -3,7 +3,7 @@
 import { shapeOf } from '../sessions/session-shape'
 import type { Snapshot } from '../../../shared/models'
 import { BerthError } from '../../../shared/errors'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import { containerSpec } from '../sessions/container-spec'
 import { fillWorkspaceFromSnapshot, memoryRestore } from './restore'
 import { removeContainer, removeVolume } from './server-steps'
@@ -17,7 +17,7 @@ export async function testRestore(svc: SnapshotService, ref: string, op?: string
   const t0 = performance.now()
   const engine = svc.ctx.engines.get(snap.server)
   await engine.ready()
-  const progress = new ProgressReporter((p) => svc.ctx.bus.emit('progress', p), { op, sessionId: snap.sessionId, server: snap.server })
+  const progress = progressOn(svc.ctx.bus, op, snap.sessionId, snap.server)
   progress.stage('test', `restoring ${snap.id} into a throwaway container on ${snap.server}`)
   const tag = `${svc.ctx.homeId}.${snap.name}.v${snap.version}`
   const name = `berth-test-${tag}`
@@ -48,7 +48,7 @@ export async function testRestore(svc: SnapshotService, ref: string, op?: string
     if (!info.State.Running) await c.start()
     await sleep(1000)
     const after = await c.inspect()
-    if (!after.State.Running) throw new BerthError('internal', `${snap.id} did not keep running after its restore (${after.State.Status}, exit ${after.State.ExitCode})`)
+    if (!after.State.Running) throw new BerthError('checkpoint', `${snap.id} did not keep running after its restore (${after.State.Status}, exit ${after.State.ExitCode})`)
     svc.markRestored(snap.id)
     const ms = performance.now() - t0
     progress.done('test', `${snap.id} restores${outcome.memory ? ' with its memory' : ''}`)

@@ -4,13 +4,14 @@
 import type { z } from 'zod'
 import type { RewindResult } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import { nowIso } from '../store/database'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { restoreOnItsServer } from './restore'
 import { renameWorkspaceBranch } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
+import { stateError } from '../sessions/lifecycle'
 
 export async function rewind(
   svc: SnapshotService,
@@ -25,13 +26,12 @@ export async function rewind(
   return await svc.locks.run(first.id, async () => {
     const row = ctx.sessions.resolve(first.id)
     if (!['running', 'paused', 'failed'].includes(row.state)) {
-      if (row.state === 'finished') throw new BerthError('refused', `cannot rewind session ${row.name}: the session finished`)
-      throw new BerthError('conflict', `cannot rewind session ${row.name}: it is ${row.state}`, { state: row.state })
+      throw stateError(row, 'rewind')
     }
     if (target.server !== row.server) {
       throw new BerthError('refused', `snapshot ${target.id} lives on ${target.server} but the session now runs on ${row.server}; move it back first`)
     }
-    const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: args.op, sessionId: row.id, server: row.server })
+    const progress = progressOn(ctx.bus, args.op, row.id, row.server)
     const kept = await svc.capture(row, { reason: 'pre-rewind', name: `${row.name}.pre-rewind`, freeze: row.state === 'running', progress })
     ctx.lifecycle.transition(row.id, {
       from: [row.state],
@@ -77,7 +77,7 @@ export async function rewind(
           patch: { failure: `rewind failed (${reason}) and so did putting ${kept.id} back (${oneSentence((e2 as Error).message)}); rewind to ${kept.id} to retry`, containerId: null },
         })
       }
-      throw new BerthError('internal', `could not rewind ${row.name} to ${target.id}: ${reason}; the session is as it was (kept as ${kept.id})`)
+      throw new BerthError('engine', `could not rewind ${row.name} to ${target.id}: ${reason}; the session is as it was (kept as ${kept.id})`)
     }
   })
 }

@@ -7,7 +7,7 @@ import type { Session } from '../../../shared/models'
 import { BerthError, reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
 import { shq } from '../engines/engine'
-import { ProgressReporter } from '../progress'
+import { progressOn, type ProgressReporter } from '../progress'
 import { newRouteId, newSessionId } from '../sessions/session-ids'
 import { startExec } from '../sessions/exec'
 import { creatingRow, removeContainerAndVolume } from '../sessions/session-service'
@@ -142,7 +142,7 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
   ctx.sessionsRepo.insert(row)
   ctx.lifecycle.note(id, 'created', { server: serverName, from: snapshot.id, route, verb: input.verb })
   ctx.bus.emit('session.changed', ctx.sessions.toModel(row))
-  const progress = new ProgressReporter((p) => ctx.bus.emit('progress', p), { op: input.op, sessionId: id, server: serverName })
+  const progress = progressOn(ctx.bus, input.op, id, serverName)
   progress.stage('restore', `starting ${row.name} from ${snapshot.id} on ${serverName}${serverName !== snapshot.server ? ` (carried from ${snapshot.server})` : ''}`)
   try {
     const out =
@@ -169,6 +169,6 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
     await removeImageTag(engine, sessionImage(ctx.homeId, id)).catch(() => undefined)
     ctx.lifecycle.transition(id, { from: ['creating'], to: 'failed', verb: input.verb, patch: { failure: reason, containerId: null } })
     if (e instanceof BerthError) throw e
-    throw new BerthError('internal', `could not start a session from ${snapshot.id}: ${reason}`)
+    throw new BerthError('engine', `could not start a session from ${snapshot.id}: ${reason}`)
   }
 }

@@ -9,7 +9,7 @@ import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { ProgressReporter } from '../progress'
-import type { Lifecycle } from '../sessions/lifecycle'
+import { type Lifecycle, stateError } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { SettingsService } from '../settings/settings-service'
 import { nowIso } from '../store/database'
@@ -209,7 +209,7 @@ export class SnapshotService {
       return ready
     } catch (e) {
       this.ctx.repo.remove(inserted.id)
-      throw e instanceof BerthError ? e : new BerthError('internal', `could not snapshot ${row.name}: ${oneSentence((e as Error).message)}`)
+      throw e instanceof BerthError ? e : new BerthError('engine', `could not snapshot ${row.name}: ${oneSentence((e as Error).message)}`)
     }
   }
 
@@ -225,8 +225,7 @@ export class SnapshotService {
     return await this.locks.run(first.id, () => exclusive(async () => {
       const row = this.ctx.sessions.resolve(first.id)
       if (!['running', 'paused'].includes(row.state)) {
-        if (row.state === 'finished') throw new BerthError('refused', `cannot snapshot session ${row.name}: the session finished`)
-        throw new BerthError('conflict', `cannot snapshot session ${row.name}: it is ${row.state}`, { state: row.state })
+        throw stateError(row, 'snapshot')
       }
       const snap = await this.capture(row, {
         reason: 'named',

@@ -213,7 +213,7 @@ export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, 
   if (srcCode !== 0 || dstCode !== 0) {
     const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)
     if (srcCode === null || dstCode === null) throw cut(source, target, req.label, new Error(why))
-    throw new BerthError('internal', `sending the ${req.label} to ${target.name} failed: ${why}`)
+    throw new BerthError('transfer', `sending the ${req.label} to ${target.name} failed: ${why}`)
   }
   const size = complete ?? numberField(await checkpoints.runner(source.name).fields(['xfer-status', srcStage], 'checking the staged parts'), 'size')
   const received = numberField(got, 'bytes')

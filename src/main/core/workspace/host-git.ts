@@ -67,7 +67,7 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
 /** Git's output as one trimmed line, or a BerthError naming what failed. */
 export async function gitLine(what: string, args: string[], opts: GitOptions = {}): Promise<string> {
   const r = await git(args, { maxStdout: 64 << 10, ...opts })
-  if (r.code !== 0) throw new BerthError('internal', `could not ${what}: ${oneSentence(r.stderr || `git exited ${r.code}`)}`)
+  if (r.code !== 0) throw new BerthError('git', `could not ${what}: ${oneSentence(r.stderr || `git exited ${r.code}`)}`)
   return r.stdout.toString().trim()
 }
 
@@ -106,7 +106,7 @@ export class HostRepo {
   /** Is `a` an ancestor of (or equal to) `b`? Both must be commits DIR has. */
   async isAncestor(a: string, b: string): Promise<boolean> {
     const r = await this.run(['merge-base', '--is-ancestor', '--end-of-options', oid(a, 'the commit'), oid(b, 'the commit')], { maxStdout: 0, timeoutMs: 120_000 })
-    if (r.timedOut) throw new BerthError('internal', `git took too long to compare two commits in ${this.dir}`)
+    if (r.timedOut) throw new BerthError('timeout', `git took too long to compare two commits in ${this.dir}`)
     return r.code === 0
   }
 
@@ -132,6 +132,6 @@ export class HostRepo {
     if (!ref.startsWith('refs/berth/')) throw new BerthError('internal', `not a Berth ref: ${ref}`)
     const args = id === null ? ['update-ref', '-d', '--end-of-options', ref] : ['update-ref', '--end-of-options', ref, oid(id, 'the commit')]
     const r = await this.run(args, { maxStdout: 0, timeoutMs: 60_000 })
-    if (r.code !== 0 && id !== null) throw new BerthError('internal', `could not write ${ref} in ${this.dir}: ${oneSentence(r.stderr)}`)
+    if (r.code !== 0 && id !== null) throw new BerthError('git', `could not write ${ref} in ${this.dir}: ${oneSentence(r.stderr)}`)
   }
 }

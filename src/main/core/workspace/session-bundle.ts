@@ -52,7 +52,7 @@ export async function receiveBranch(opts: {
       maxStdout: opts.maxBytes ?? MAX_BUNDLE_BYTES,
       timeoutMs: opts.timeoutMs ?? BUNDLE_TIMEOUT_MS,
     })
-    if (made.code !== 0) throw new BerthError('internal', `could not bundle ${branch} in session ${opts.name}: ${sessionText(made.stderr || `exit ${made.code}`)}; nothing was saved`)
+    if (made.code !== 0) throw new BerthError('git', `could not bundle ${branch} in session ${opts.name}: ${sessionText(made.stderr || `exit ${made.code}`)}; nothing was saved`)
     const verified = await repo.run(['bundle', 'verify', '-q', '--end-of-options', file], { maxStdout: 64 << 10, timeoutMs: VERIFY_TIMEOUT_MS })
     if (verified.code !== 0) {
       throw new BerthError('refused', `session ${opts.name} sent something git does not accept as a bundle of ${branch} (${gitSaid(verified.stderr, file)}); nothing was saved`)

@@ -17,7 +17,7 @@ export async function readWorkspace(dir: string, sessionId: string): Promise<Wor
 
 export async function cloneIntoSession(docker: Dockerode, containerId: string, ws: WorkspaceInfo): Promise<void> {
   const bundle = await git(['-C', ws.dir, 'bundle', 'create', '-', 'refs/heads/main'], { timeoutMs: 15 * 60_000 })
-  if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}: ${oneSentence(bundle.stderr)}`)
+  if (bundle.code !== 0) throw new BerthError('git', `could not bundle ${ws.dir}: ${oneSentence(bundle.stderr)}`)
   const script = [
     'set -e',
     'command -v git >/dev/null || { echo "the image has no git: a workspace needs git in the session" >&2; exit 3; }',
@@ -36,5 +36,5 @@ export async function cloneIntoSession(docker: Dockerode, containerId: string, w
   h.write(bundle.stdout)
   h.end()
   const { code } = await h.exit
-  if (code !== 0) throw new BerthError('internal', `could not clone the workspace into the session: ${oneSentence(Buffer.concat(stderr).toString() || `exit ${code}`)}`)
+  if (code !== 0) throw new BerthError('git', `could not clone the workspace into the session: ${oneSentence(Buffer.concat(stderr).toString() || `exit ${code}`)}`)
 }

@@ -4,6 +4,7 @@
 // script answers is bounded here (its size, its time); the host trusts none of it.
 import { createWriteStream } from 'node:fs'
 import { BerthError, oneSentence } from '../../../shared/errors'
+import { bytes } from '../../../shared/format'
 import type { Engine } from '../engines/engine'
 import { KEEPALIVE } from '../sessions/container-spec'
 import { volumeName, LABEL_HOLDER } from '../engines/docker-names'
@@ -67,7 +68,7 @@ export class WorkspaceRunner {
       await helper.start()
     } catch (e) {
       await helper?.remove({ force: true }).catch(() => undefined)
-      throw new BerthError('internal', `could not reach the workspace of session ${row.name}: ${oneSentence((e as Error).message)}`)
+      throw new BerthError('engine', `could not reach the workspace of session ${row.name}: ${oneSentence((e as Error).message)}`)
     }
     const id = helper.id
     return {
@@ -151,5 +152,3 @@ async function execScript(engine: Engine, containerId: string, name: string, scr
     if (file && !file.writableFinished) file.destroy()
   }
 }
-
-const bytes = (n: number) => (n >= 1 << 20 ? `${Math.round(n / (1 << 20))} MiB` : `${Math.round(n / 1024)} KiB`)

@@ -84,7 +84,7 @@ export async function saveWorkspace(opts: {
     const head = sessionText(committed.stdout.toString().split('\n')[0] ?? '', 100) || 'another branch'
     throw new BerthError('refused', `cannot save session ${row.name}: /workspace is on ${head}, not ${ws.branch}; switch back to it first`)
   }
-  if (committed.code !== 0) throw new BerthError('internal', `could not commit the workspace: ${sessionText(committed.stderr || `exit ${committed.code}`)}`)
+  if (committed.code !== 0) throw new BerthError('git', `could not commit the workspace: ${sessionText(committed.stderr || `exit ${committed.code}`)}`)
 
   let mainMoved = false
   /** the main this save merged into the session branch, once it did */
@@ -143,7 +143,7 @@ async function syncMain(
   const { ws } = at
   await repo.setOwnRef(at.outgoing, at.main)
   const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 10 * 60_000 })
-  if (bundle.code !== 0) throw new BerthError('internal', `could not bundle ${ws.dir}'s main: ${oneSentence(bundle.stderr)}`)
+  if (bundle.code !== 0) throw new BerthError('git', `could not bundle ${ws.dir}'s main: ${oneSentence(bundle.stderr)}`)
   const synced = await run(SYNC_SCRIPT, { input: bundle.stdout, env, timeoutMs: at.timeoutMs, maxStdout: 256 << 10 })
   if (synced.code === EXIT_CONFLICT) {
     const conflicted = sessionLines(synced.stdout.toString())
@@ -166,11 +166,11 @@ async function mergeCommit(repo: HostRepo, main: string, commit: string, message
     maxStdout: 256,
     timeoutMs: 60_000,
   })
-  if (made.code !== 0) throw new BerthError('internal', `could not make the merge commit in ${repo.dir}: ${oneSentence(made.stderr)}`)
+  if (made.code !== 0) throw new BerthError('git', `could not make the merge commit in ${repo.dir}: ${oneSentence(made.stderr)}`)
   const merge = oid(made.stdout.toString().trim(), 'the merge commit')
   // what is about to become main must build on the main it replaces, and hold the session's work
   if (!(await repo.isAncestor(main, merge)) || !(await repo.isAncestor(commit, merge))) {
-    throw new BerthError('internal', `the merge made in ${repo.dir} does not descend from its main; nothing was saved`)
+    throw new BerthError('git', `the merge made in ${repo.dir} does not descend from its main; nothing was saved`)
   }
   return merge
 }
@@ -191,7 +191,7 @@ async function writeMain(repo: HostRepo, sessionId: string, next: string, expect
   oid(next, 'the new main')
   oid(expected, 'the expected main')
   if ((await dirMain(repo)) !== expected) return 'moved'
-  if (!(await repo.isAncestor(expected, next))) throw new BerthError('internal', `the new main does not descend from ${repo.dir}'s main; nothing was saved`)
+  if (!(await repo.isAncestor(expected, next))) throw new BerthError('git', `the new main does not descend from ${repo.dir}'s main; nothing was saved`)
   if (!(await repo.isBare()) && (await repo.headRef()) === 'refs/heads/main') {
     // main is checked out in DIR: fast-forward it with its working tree (git keeps local edits
     // it does not have to touch, and refuses rather than overwrite the ones it would).
@@ -208,7 +208,7 @@ async function writeMain(repo: HostRepo, sessionId: string, next: string, expect
   const cas = await repo.run(['update-ref', '-m', `berth save ${sessionId}`, '--end-of-options', 'refs/heads/main', next, expected], { timeoutMs: 60_000, maxStdout: 0 })
   if (cas.code !== 0) {
     if ((await dirMain(repo)) !== expected) return 'moved'
-    throw new BerthError('internal', `could not move ${repo.dir}'s main: ${oneSentence(cas.stderr)}`)
+    throw new BerthError('git', `could not move ${repo.dir}'s main: ${oneSentence(cas.stderr)}`)
   }
   return 'ok'
 }
@@ -217,7 +217,7 @@ async function writeMain(repo: HostRepo, sessionId: string, next: string, expect
 async function follow(repo: HostRepo, run: Run, env: Record<string, string>, at: { commit: string; merge: string; outgoing: string; ws: WorkspaceInfo; timeoutMs: number }): Promise<void> {
   await repo.setOwnRef(at.outgoing, at.merge)
   const bundle = await repo.run(['bundle', 'create', '-q', '-', '--end-of-options', at.outgoing, `^${oid(at.commit, 'the session commit')}`], { timeoutMs: 5 * 60_000 })
-  if (bundle.code !== 0) throw new BerthError('internal', `saved, but could not bundle the merge for the session: ${oneSentence(bundle.stderr)}`)
+  if (bundle.code !== 0) throw new BerthError('git', `saved, but could not bundle the merge for the session: ${oneSentence(bundle.stderr)}`)
   const followed = await run(FOLLOW_SCRIPT, { input: bundle.stdout, env, timeoutMs: at.timeoutMs, maxStdout: 64 << 10 })
-  if (followed.code !== 0) throw new BerthError('internal', `saved, but could not move ${at.ws.branch} to the merge: ${sessionText(followed.stderr || `exit ${followed.code}`)}`)
+  if (followed.code !== 0) throw new BerthError('git', `saved, but could not move ${at.ws.branch} to the merge: ${sessionText(followed.stderr || `exit ${followed.code}`)}`)
 }

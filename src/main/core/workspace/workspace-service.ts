@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { SaveResult, WorkspaceStatus } from '../../../shared/contract/workspace'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
-import { ProgressReporter } from '../progress'
+import { progressOn } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { Db } from '../store/database'
@@ -65,7 +65,7 @@ export class WorkspaceService {
       const row = this.sessions.resolve(first.id)
       const ws = this.workspaceOf(row)
       const engine = this.engines.get(row.server)
-      const progress = new ProgressReporter((p) => this.bus.emit('progress', p), { op, sessionId: row.id, server: row.server })
+      const progress = progressOn(this.bus, op, row.id, row.server)
       const place = await this.runner.open(engine, row)
       try {
         const out = await saveWorkspace({
@@ -109,7 +109,7 @@ export class WorkspaceService {
     } finally {
       await place.close()
     }
-    if (out.code !== 0) throw new BerthError('internal', `could not read the workspace of ${row.name}: ${oneSentence(out.stderr || `exit ${out.code}`)}`)
+    if (out.code !== 0) throw new BerthError('git', `could not read the workspace of ${row.name}: ${oneSentence(out.stderr || `exit ${out.code}`)}`)
     const st = parseStatus(out.stdout.toString())
     const last = this.db
       .prepare('SELECT at, commit_id, main_id FROM workspace_saves WHERE session_id = ? ORDER BY seq DESC LIMIT 1')

@@ -1,27 +1,9 @@
 // How numbers and times read in the UI.
 import { SESSION_IMAGE_REPO } from '../../../shared/models'
+import { bytes } from '../../../shared/format'
 
-export function age(iso: string | null | undefined, now = Date.now()): string {
-  if (!iso) return '–'
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m`
-  if (s < 86400) return `${Math.floor(s / 3600)}h`
-  return `${Math.floor(s / 86400)}d`
-}
-
-export function bytes(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '–'
-  if (n < 1024) return `${n} B`
-  const units = ['KiB', 'MiB', 'GiB', 'TiB']
-  let v = n / 1024
-  let i = 0
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024
-    i++
-  }
-  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`
-}
+// sizes and ages read the same in the app and the CLI (src/shared/format.ts)
+export { age, bytes } from '../../../shared/format'
 
 export function money(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–'

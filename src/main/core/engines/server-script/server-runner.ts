@@ -48,7 +48,7 @@ export class ServerRunner {
       if (code !== 96 && code !== null) this.installed = true
       return { code, stderr: Buffer.concat(err).toString('utf8') }
     }
-    throw new BerthError('internal', `could not install Berth's server script on ${this.engine.name}`)
+    throw new BerthError('unavailable', `could not install Berth's server script on ${this.engine.name}`)
   }
 
   /**
@@ -81,7 +81,7 @@ export class ServerRunner {
   /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing. */
   async field(args: string[], key: string, what: string): Promise<string> {
     const v = (await this.fields(args, what)).get(key)?.[0]
-    if (v === undefined) throw new BerthError('internal', `${what} on ${this.engine.name} gave no ${key}`)
+    if (v === undefined) throw new BerthError('engine', `${what} on ${this.engine.name} gave no ${key}`)
     return v
   }
 
