@@ -7,10 +7,11 @@
 // (target: never past the deadline).
 //   npx tsx bench/lid-close.ts      (BENCH_NS="1 4 8", BENCH_MIB=256, BENCH_BASELINE=2540e7c)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BerthHome } from '../test/support/berth'
 import { PrivateDockerd } from '../test/support/dockerd'
+import { PrivateSshd } from '../test/support/sshd'
 import { testHost } from '../test/support/testhost'
 import { fmt, table } from './support'
 
@@ -42,15 +43,22 @@ interface Run {
   frozenMs: number | null
   durableMs: number | null
   durable: number
+  paused: number
   n: number
   deadlineMs: number | null
+}
+
+/** The office server a run uses: the shared one, or a private sshd in front of a private engine. */
+interface Office {
+  url: string
+  fingerprint: string
 }
 
 /** One Berth (its CLI bundle), N sessions holding MIB each, half local and half on the office server. */
 async function pauseAll(
   cli: string,
   n: number,
-  opts: { env?: Record<string, string>; office?: boolean; deadline?: number; beforePause?: (json: (args: string[]) => unknown) => void } = {},
+  opts: { env?: Record<string, string>; office?: Office; deadline?: number; beforePause?: (json: (args: string[]) => unknown) => void } = {},
 ): Promise<Run> {
   const home = new BerthHome(`bench-lid-${n}`)
   const env = { ...opts.env }
@@ -64,16 +72,20 @@ async function pauseAll(
     return JSON.parse(r.stdout)
   }
   try {
-    if (opts.office !== false) json(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
+    const office = opts.office ?? { url: h.officeUrl, fingerprint: h.officeFingerprint }
+    json(['server', 'add', 'office', office.url, '--identity', h.officeIdentity, '--accept-host-key', office.fingerprint])
     const ids: string[] = []
     for (let i = 0; i < n; i++) {
-      const server = opts.office !== false && i % 2 === 1 ? 'office' : 'local'
+      const server = i % 2 === 1 ? 'office' : 'local'
       const s = json(['session', 'create', '--image', h.tinyImage, '--server', server])
       berth(['exec', s.id, '--', 'sh', '-c', `(dd if=/dev/urandom bs=${MIB}M count=1 | sleep 3600) </dev/null >/dev/null 2>&1 &`])
       ids.push(s.id)
     }
-    // the memory is there: wait until each dd holds it (it reads urandom for a second or two)
-    await new Promise((r) => setTimeout(r, 3000 + n * 400))
+    // the memory is there once each dd holds it (reading urandom takes seconds on a loaded machine)
+    const holds = (id: string) =>
+      berth(['exec', id, '--', 'sh', '-c', 'grep -h VmRSS /proc/[0-9]*/status']).stdout.split('\n').some((l) => Number(l.replace(/\D/g, '')) >= MIB * 1000)
+    const until = Date.now() + 120_000
+    for (const id of ids) while (!holds(id) && Date.now() < until) await new Promise((r) => setTimeout(r, 500))
     opts.beforePause?.(json)
     const t0 = performance.now()
     const r = berth(['pause', '--all', '--wait', ...(opts.deadline ? ['--deadline', String(opts.deadline)] : []), '--json'])
@@ -81,7 +93,8 @@ async function pauseAll(
     const out = JSON.parse(r.stdout || '{}') as { results?: Array<{ result?: { paused: boolean; durable?: boolean } }>; ms?: number; frozenMs?: number | null; durableMs?: number | null; deadlineMs?: number }
     if (!out.results) throw new Error(`pause --all failed (${cli}): ${r.stdout || r.stderr}`)
     const durable = out.results.filter((x) => x.result?.paused && x.result.durable).length
-    return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: out.frozenMs ?? null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, n, deadlineMs: out.deadlineMs ?? null }
+    const paused = out.results.filter((x) => x.result?.paused).length
+    return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: out.frozenMs ?? null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, paused, n, deadlineMs: out.deadlineMs ?? null }
   } finally {
     await home.cleanup()
   }
@@ -96,13 +109,17 @@ async function main(): Promise<void> {
     ['N x 256 MiB (half on the office server)', `${BASELINE}: all durable s`, 'now: all frozen + files durable s', 'now: all memory durable s', 'durable by the deadline', 'deadline s', 'target frozen < 1.5 s', `target durable <= ${WINDOW_S} s`],
   ]
   for (const n of NS) {
-    const before = await pauseAll(baseline, n)
+    // (a baseline that fails on this machine is reported as such; the rest of the run goes on)
+    const before = await pauseAll(baseline, n).catch((e: Error) => {
+      process.stderr.write(`baseline N = ${n}: ${e.message.split('\n')[0]}\n`)
+      return null
+    })
     const now = await pauseAll(current, n)
     // and when the window is not the limit: how long until every memory checkpoint is durable
     const unbounded = await pauseAll(current, n, { deadline: 120 })
     rows.push([
       `N = ${n}`,
-      s(before.durableMs ?? before.ms),
+      before ? s(before.durableMs ?? before.ms) : 'failed',
       s(now.frozenMs),
       now.durableMs !== null ? s(now.durableMs) : `${s(unbounded.durableMs)} (past the window)`,
       `${now.durable} of ${n}`,
@@ -113,29 +130,45 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${table(rows)}\n\n`)
 
-  // a CRIU that never returns, on a laptop engine of its own
+  // a CRIU that never returns, on engines of their own so the shared ones (other people's tests)
+  // are not disturbed: a private laptop dockerd, and a private office dockerd behind a private sshd,
+  // both running a criu that the run swaps for one that sleeps
   const criuDir = mkdtempSync('/tmp/berth-bench-criu-')
   const criu = (body: string) => writeFileSync(join(criuDir, 'criu'), `#!/bin/sh\n${body}\n`, { mode: 0o755 })
-  const engine = new PrivateDockerd('172.31.207.1/24', { PATH: `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` })
-  const hung: Array<Array<string | number>> = [['N x 256 MiB, CRIU hangs (laptop engine)', 'call returned s', 'the core answered s', 'deadline s', 'paused', 'target: never past the deadline']]
+  chmodSync(criuDir, 0o755)
+  const PATH = `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`
+  const laptop = new PrivateDockerd('172.31.207.1/24', { PATH })
+  const officeEngine = new PrivateDockerd('172.31.209.1/24', { PATH })
+  const officeSshd = new PrivateSshd(25000 + Math.floor(Math.random() * 900), { dockerHost: officeEngine.dockerHost })
+  const hung: Array<Array<string | number>> = [['N x 256 MiB, CRIU hangs (half on the office server)', 'call returned s', 'the core answered s', 'deadline s', 'paused', 'durable', 'target: never past the deadline']]
   try {
-    await engine.start()
-    engine.loadFrom(h.localSocket, h.tinyImage)
+    criu(`exec ${h.criu} "$@"`)
+    await laptop.start()
+    laptop.loadFrom(h.localSocket, h.tinyImage)
+    await officeEngine.start()
+    // the office's ssh user (in the docker group) reaches the private engine's socket
+    chmodSync(officeEngine.dir, 0o755)
+    officeEngine.loadFrom(h.localSocket, h.tinyImage)
+    await officeSshd.start()
     for (const n of NS) {
       criu(`exec ${h.criu} "$@"`)
       const r = await pauseAll(current, n, {
-        env: { DOCKER_HOST: engine.dockerHost },
-        office: false,
-        // Berth has tested the engine and found memory pauses working; then CRIU stops answering
+        env: { DOCKER_HOST: laptop.dockerHost },
+        office: { url: officeSshd.url, fingerprint: officeSshd.fingerprint() },
+        // Berth has tested both engines and found memory pauses working; then CRIU stops answering
         beforePause: (json) => {
           json(['server', 'test', 'local'])
+          json(['server', 'test', 'office'])
           criu('exec sleep 3600')
         },
       })
-      hung.push([`N = ${n}`, s(r.ms), s(r.coreMs), s(r.deadlineMs), `${r.n} of ${n}`, r.deadlineMs !== null && r.coreMs !== null && r.coreMs <= r.deadlineMs ? 'met' : 'missed'])
+      hung.push([`N = ${n}`, s(r.ms), s(r.coreMs), s(r.deadlineMs), `${r.paused} of ${n}`, `${r.durable} of ${n}`, r.deadlineMs !== null && r.coreMs !== null && r.coreMs <= r.deadlineMs ? 'met' : 'missed'])
     }
   } finally {
-    await engine.stop()
+    await officeSshd.stop()
+    officeSshd.cleanup()
+    await officeEngine.stop()
+    await laptop.stop()
     rmSync(criuDir, { recursive: true, force: true })
   }
   process.stdout.write(`${table(hung)}\n`)

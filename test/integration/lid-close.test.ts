@@ -129,6 +129,25 @@ describe('the lid-close promise under failure', () => {
     expect((await json(['server', 'test', 'local'])).memoryPause.available).toBe(true)
   })
 
+  it('a single pause --wait without --deadline is bounded too: the pauseDeadlineSeconds setting holds, in the core as on the server', async () => {
+    const s = await sessionHolding(32)
+    await json(['settings', 'set', 'pauseDeadlineSeconds', '8'])
+    criuHangs()
+    try {
+      const t0 = Date.now()
+      const paused = await json(['pause', s.id, '--wait'])
+      expect(Date.now() - t0).toBeLessThan(9000)
+      expect(paused).toMatchObject({ paused: true, mode: 'disk', durable: true })
+      expect(paused.ms).toBeLessThanOrEqual(8000)
+      expect(paused.fallback).toMatch(/did not finish within .* s; Berth ended it/)
+      expect(checkpointers(s.containerId)).toEqual([])
+    } finally {
+      criuWorks()
+      await json(['settings', 'set', 'pauseDeadlineSeconds', 'null'])
+    }
+    expect(await json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'disk' })
+  })
+
   it('CRIU killed half way through a dump: the pause lands on disk and no partial checkpoint is published', async () => {
     const s = await sessionHolding(256)
     criuDiesAfter(250)
@@ -226,6 +245,28 @@ describe('the lid-close promise under failure', () => {
       await json(['server', 'add', name, sshd.url, '--identity', h.officeIdentity, '--accept-host-key', sshd.fingerprint()], 60_000)
     }
 
+    /**
+     * What Berth could honestly say of the far session when the link went: frozen, its memory not
+     * confirmed durable, and why (or that the server could not be followed).
+     */
+    function expectHonestFar(entry: { result?: { paused: boolean; durable?: boolean; mode?: string; fallback?: string }; error?: { code: string; message: string } } | undefined): void {
+      expect(entry).toBeDefined()
+      if (entry!.result) {
+        expect(entry!.result).toMatchObject({ paused: true, durable: false, mode: 'frozen' })
+        expect(entry!.result.fallback).toMatch(/deadline|frozen/)
+      } else {
+        expect(entry!.error).toMatchObject({ code: 'unreachable' })
+        expect(entry!.error!.message).toMatch(/goes on there|did not answer/)
+      }
+    }
+
+    /** The call returns by its deadline: the core answers within it, the whole call within a second more. */
+    function expectKeptDeadline(r: { took: number; result: { ms: number; deadlineMs: number } }, deadline: number): void {
+      expect(r.result.deadlineMs).toBe(deadline * 1000)
+      expect(r.result.ms).toBeLessThanOrEqual(deadline * 1000)
+      expect(r.took).toBeLessThan(deadline * 1000 + 1000)
+    }
+
     /** pause --all --wait with a deadline; CUT runs once the office session is frozen. */
     async function pauseAllThenCut(officeSession: string, cut: () => Promise<void> | void, deadline: number) {
       const child = spawn(process.execPath, [BIN, 'pause', '--all', '--wait', '--deadline', String(deadline), '--json'], { env: berth.env(env), stdio: ['pipe', 'pipe', 'pipe'] })
@@ -254,9 +295,11 @@ describe('the lid-close promise under failure', () => {
         const far = await sessionHolding(384, 'office-reset')
         // the sshd processes serving Berth's connection die: it resets; the job on the server goes on
         const r = await pauseAllThenCut(far.id, () => sshd.crash(berth.daemonPid()!), 6)
-        expect(r.took).toBeLessThan(7500)
+        expectKeptDeadline(r, 6)
         const byId = new Map((r.result.results as Array<{ id: string }>).map((x) => [x.id, x]))
         expect(byId.get(local.id)).toMatchObject({ result: { paused: true, durable: true } })
+        expectHonestFar(byId.get(far.id) as Parameters<typeof expectHonestFar>[0])
+        expect(r.result.durableMs).toBeNull()
         expect(r.code).not.toBe(0)
         await officeFinishedAlone(far.containerId)
         await sshd.start()
@@ -283,10 +326,11 @@ describe('the lid-close promise under failure', () => {
         await addOffice('office-part', sshd)
         const far = await sessionHolding(384, 'office-part')
         const r = await pauseAllThenCut(far.id, () => part.cut(), 6)
-        expect(r.took).toBeLessThan(7500)
+        expectKeptDeadline(r, 6)
         const entry = (r.result.results as Array<{ id: string; result?: { paused: boolean; durable?: boolean }; error?: unknown }>).find((x) => x.id === far.id)!
         // what Berth could see before the link went: frozen, its memory not confirmed durable
         expect(entry.result).toMatchObject({ paused: true, durable: false })
+        expectHonestFar(entry as Parameters<typeof expectHonestFar>[0])
         expect(r.code).not.toBe(0)
         await officeFinishedAlone(far.containerId)
         part.heal()

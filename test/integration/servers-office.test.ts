@@ -32,6 +32,18 @@ describe('connected servers', () => {
 
     const added = await berth.json(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
     expect(added).toMatchObject({ name: 'office', kind: 'ssh', url: h.officeUrl, hostKeyFingerprint: h.officeFingerprint, state: 'connected' })
+    // server add tested the server's memory pause for real, before any pause needs it (on a loaded
+    // machine the test may finish after add answered: its finding is kept when it does)
+    const shown = await until(async () => {
+      const s = await berth.json(['server', 'show', 'office'])
+      return s.memoryPause?.probedAt ? s : undefined
+    }, 'the memory-pause test of server add', 90_000)
+    expect(shown.memoryPause).toMatchObject({ available: true, how: expect.stringMatching(/^(fast|docker)$/) })
+    expect(shown.memoryPause.note).toMatch(/^memory pauses work on office: .* dumped a \d+ MiB test in \d+ ms and Docker restored it$/)
+    expect(Date.parse(shown.memoryPause.probedAt)).toBeGreaterThan(Date.now() - 120_000)
+    expect(shown.memoryPause.dumpMiBps).toBeGreaterThan(0)
+    const listed = (await berth.json(['server', 'ls'])).find((x: { name: string }) => x.name === 'office')
+    expect(listed.memoryPause).toEqual(shown.memoryPause)
     const knownHosts = readFileSync(join(berth.home, 'known_hosts'), 'utf8')
     expect(knownHosts).toMatch(/^\[127\.0\.0\.2\]:2222 ssh-ed25519 /m)
 

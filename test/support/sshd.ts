@@ -11,10 +11,14 @@ export class PrivateSshd {
   readonly dir = mkdtempSync(join(tmpdir(), 'berth-sshd-'))
   private proc: ChildProcess | undefined
 
-  /** `address` it listens on; `netns`: the network namespace it runs in (its own link to cut) */
+  /**
+   * `address` it listens on; `netns`: the network namespace it runs in (its own link to cut);
+   * `dockerHost`: the engine its users reach (default: the shared office engine), e.g. a private
+   * dockerd's, so a test may break that engine's CRIU without touching the shared one
+   */
   constructor(
     readonly port: number,
-    readonly opts: { address?: string; netns?: string } = {},
+    readonly opts: { address?: string; netns?: string; dockerHost?: string } = {},
   ) {
     this.newHostKey()
   }
@@ -51,7 +55,7 @@ export class PrivateSshd {
         'KbdInteractiveAuthentication no',
         'UsePAM no',
         'AllowUsers office',
-        `SetEnv DOCKER_HOST=unix://${h.officeSocket}`,
+        `SetEnv DOCKER_HOST=${this.opts.dockerHost ?? `unix://${h.officeSocket}`}`,
       ].join('\n') + '\n',
     )
     const sshd = ['/usr/sbin/sshd', '-D', '-e', '-f', join(this.dir, 'sshd_config')]

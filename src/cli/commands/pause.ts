@@ -80,7 +80,7 @@ export const pauseCommands: Command[] = [
     options: {
       all: { type: 'boolean', help: 'pause every running session (what the lid-close path runs)' },
       wait: { type: 'boolean', help: 'return only once each pause is durable (safe to close the lid); exit 5 if one is not by the deadline' },
-      deadline: { type: 'string', value: 'SECONDS', help: 'the pause is over by then: memory if it fits, else disk (one session) or frozen, memory written later (--all; default: the sleep window)' },
+      deadline: { type: 'string', value: 'SECONDS', help: 'the pause is over by then: memory if it fits, else disk (one session; default: the pauseDeadlineSeconds setting, else 120 s) or frozen, memory written later (--all; default: the sleep window)' },
       'no-memory': { type: 'boolean', help: 'keep only the files: the session cold-boots on resume' },
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],

@@ -64,7 +64,7 @@ export const pauseCalls = {
       wait: z.boolean().optional(),
       /** false: a disk-only pause (commit; resume cold-boots) */
       memory: z.boolean().optional(),
-      /** the pause is over by then (default 120 s): memory if it fits, else disk at once */
+      /** the pause is over by then (default: the pauseDeadlineSeconds setting, else 120 s): memory if it fits, else disk at once */
       deadlineSeconds: DeadlineSeconds.optional(),
       op: OpId,
     }),

@@ -27,7 +27,7 @@ import type { EngineRegistry } from '../engines/engine-registry'
 import { holdExecs } from '../engines/exec-gate'
 import type { MemoryPause } from '../../../shared/models'
 import { within } from '../deadline'
-import { memoryPauseOf, PROBE_ANSWER_MS, PROBE_DUMP_LIMIT_S, readProbe, refineRate, type ProbeRecord } from './criu-probe'
+import { memoryPauseOf, PROBE_DUMP_LIMIT_S, PROBE_NO_ANSWER_MS, readProbe, refineRate, type ProbeRecord } from './criu-probe'
 import { runnerFor, type JobOutcome, type ServerRunner } from '../engines/server-script/server-runner'
 
 export type CheckpointMethod = 'fast' | 'docker'
@@ -161,8 +161,8 @@ export class Checkpoints {
     if (!fresh && kept?.fingerprint === fingerprint) return kept
     const f = await within(
       this.runner(server).fields(['probe-memory', method, String(PROBE_DUMP_LIMIT_S)], 'the memory-pause test'),
-      PROBE_ANSWER_MS + 3000,
-      () => new Map([['dump', [`fail ${server} did not answer the memory-pause test within ${(PROBE_ANSWER_MS + 3000) / 1000} s`]]]),
+      PROBE_NO_ANSWER_MS,
+      () => new Map([['dump', [`fail ${server} did not answer the memory-pause test within ${PROBE_NO_ANSWER_MS / 1000} s`]]]),
     )
     const found = readProbe(server, method, f)
     // a rate learnt from real pauses outlives a new test of the same machine

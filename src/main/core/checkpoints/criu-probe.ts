@@ -5,8 +5,17 @@ import type { CheckpointMethod } from './checkpoints'
 
 /** How long the probe's test dump may take before it counts as hung (the probe answers within 12 s). */
 export const PROBE_DUMP_LIMIT_S = 9
-/** The core's own limit on the whole probe, past which it stops waiting for the server's answer. */
+/** How long the probe's restore may take (probe.sh's PROBE_RESTORE_S): tried only after a dump worked. */
+export const PROBE_RESTORE_S = 30
+/** How long a caller that must answer soon (server add) waits for the probe; the probe goes on and its finding is kept. */
 export const PROBE_ANSWER_MS = 12_000
+/**
+ * Past this the core stops waiting for a probe and records that the server did not answer it. The
+ * server bounds the probe's own dump (PROBE_DUMP_LIMIT_S) and restore, so a CRIU that hangs answers
+ * within about 12 s; this is for a server that stops answering at all, and is generous so a slow
+ * machine's working CRIU is not recorded as broken.
+ */
+export const PROBE_NO_ANSWER_MS = 60_000
 
 /** What Berth keeps of a probe (the servers table's memory_probe). */
 export interface ProbeRecord extends MemoryPause {
@@ -59,7 +68,7 @@ export function readProbe(server: string, method: CheckpointMethod, f: Map<strin
   const bytes = Number(dumpRest[1]) || 0
   const [restoreState = 'fail', ...restoreRest] = (one('restore') ?? 'fail no answer').split(' ')
   if (restoreState !== 'ok') {
-    const why = restoreState === 'late' ? 'it did not finish within 10 s' : restoreRest.join(' ').trim() || 'no reason given'
+    const why = restoreState === 'late' ? `it did not finish within ${PROBE_RESTORE_S} s` : restoreRest.join(' ').trim() || 'no reason given'
     return none(`CRIU dumps on ${server} but Docker could not restore the test checkpoint (${why}): pauses there freeze instead of keeping memory`)
   }
   const mib = bytes / (1 << 20)

@@ -27,6 +27,8 @@ export interface PauseServiceDeps {
   meter: MeterRepo
   /** the deadline of `pause --all` and the sleep policy when the caller gives none */
   lidCloseDeadlineMs: () => Promise<number>
+  /** the deadline of a pause of one session when the caller gives none (the pauseDeadlineSeconds setting, else 120 s) */
+  pauseDeadlineMs: () => number
 }
 
 /** The state of the pause and resume machinery shared by its parts. */

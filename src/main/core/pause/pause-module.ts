@@ -6,6 +6,7 @@ import { lidCloseDeadlineMs, sleepWindow } from '../settings/sleep-window'
 import { MeterRepo } from '../store/meter-repo'
 import { PausesRepo } from '../store/pauses-repo'
 import { PauseService } from './pause-service'
+import { PAUSE_DEADLINE_MS } from './pausing'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
@@ -21,6 +22,7 @@ export function installPause(core: Core): PauseService {
     checkpoints,
     meter: new MeterRepo(core.db),
     lidCloseDeadlineMs: async () => lidCloseDeadlineMs(core.settings.get().pauseDeadlineSeconds, await sleepWindow()),
+    pauseDeadlineMs: () => (core.settings.get().pauseDeadlineSeconds ?? PAUSE_DEADLINE_MS / 1000) * 1000,
   })
 
   core.recovery.register('pausing', (row) => service.reconcile(row))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { estimateMs, FREEZE_MS, planDumps, planNeedsMs, type PlanSession, type ServerRate } from './pause-planner'
+import { DISK_MS, dumpBudgetMs, estimateMs, FREEZE_MS, MIN_BUDGET_MS, planDumps, planNeedsMs, type PlanSession, type ServerRate } from './pause-planner'
 
 const MiB = 1 << 20
 const rates: Record<string, ServerRate> = {
@@ -41,10 +41,21 @@ describe('planning the dumps of a pause', () => {
     const [frozen] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'frozen')
     const [disk] = planDumps([session('a', 'local', 4096)], rateOf, 8000, 'disk')
     expect(frozen!.budgetMs).toBe(8000 - FREEZE_MS - 300)
-    expect(disk!.budgetMs).toBe(8000 - FREEZE_MS - 300 - 1500)
+    expect(disk!.budgetMs).toBe(8000 - FREEZE_MS - 300 - DISK_MS)
     expect(disk!.fits).toBe(false)
-    // a small dump gets twice its estimate and a second
+    // a small dump gets 10 s at least (a loaded machine), a big one three times its estimate and 2 s
     const [small] = planDumps([session('s', 'local', 16)], rateOf, 60_000, 'disk')
-    expect(small!.budgetMs).toBe(small!.estimateMs * 2 + 1000)
+    expect(small!.budgetMs).toBe(MIN_BUDGET_MS)
+    const [big] = planDumps([session('b', 'local', 2048)], rateOf, 120_000, 'disk')
+    expect(big!.budgetMs).toBe(big!.estimateMs * 3 + 2000)
+  })
+
+  it('budgets a dump at min(room, max(estimate x 3 + 2 s, 10 s))', () => {
+    expect(dumpBudgetMs(1000, 60_000)).toBe(10_000)
+    expect(dumpBudgetMs(4000, 60_000)).toBe(14_000)
+    expect(dumpBudgetMs(4000, 9000)).toBe(9000)
+    expect(dumpBudgetMs(1000, 3000)).toBe(3000)
+    // a deadline already spent still lets the dump be tried briefly (the server ends it)
+    expect(dumpBudgetMs(1000, -200)).toBe(500)
   })
 })

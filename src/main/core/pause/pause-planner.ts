@@ -8,8 +8,8 @@
 export const FREEZE_MS = 700
 /** What the server keeps back after a dump: reporting the outcome. */
 export const FINISH_MS = 300
-/** What a disk pause takes once a dump was given up (stop, commit, sync). */
-export const DISK_MS = 1500
+/** What a disk pause is left once a dump was given up (end the dump, stop, sync; a loaded machine's docker calls take a second each). */
+export const DISK_MS = 3000
 /** What the planner assumes of a server that has not been measured yet. */
 export const DEFAULT_MIBPS = 150
 export const DEFAULT_OVERHEAD_MS = 600
@@ -50,6 +50,18 @@ export function estimateMs(memoryBytes: number | null, rate: ServerRate): number
   return Math.round((rate.overheadMs ?? DEFAULT_OVERHEAD_MS) + (mib / (rate.mibps ?? DEFAULT_MIBPS)) * 1000)
 }
 
+/** A dump's budget is never under this (unless the deadline leaves less): a loaded machine's dump of a small session may take seconds. */
+export const MIN_BUDGET_MS = 10_000
+
+/**
+ * The longest a dump estimated at EST_MS may run when ROOM_MS is what the deadline leaves: three
+ * times its estimate and two seconds (parallel work on the server, a slow disk), at least 10 s,
+ * never past the room (and never under half a second, so a dump is at least tried).
+ */
+export function dumpBudgetMs(estMs: number, roomMs: number): number {
+  return Math.max(500, Math.min(roomMs, Math.max(Math.round(estMs * 3 + 2000), MIN_BUDGET_MS)))
+}
+
 /**
  * The dumps of `sessions` within `deadlineMs`. `overflow` is what a session that does not fit
  * becomes: 'disk' keeps room for a disk pause after a dump given up, 'frozen' does not.
@@ -71,8 +83,7 @@ export function planDumps(sessions: PlanSession[], rateOf: (server: string) => S
     let at = FREEZE_MS
     ordered.forEach(({ s, est }, order) => {
       const room = deadlineMs - at - reserve
-      // room for a slower dump than estimated, never past what the deadline leaves
-      const budgetMs = Math.max(500, Math.min(Math.round(est * 2 + 1000), room))
+      const budgetMs = dumpBudgetMs(est, room)
       plans.push({ id: s.id, server, order, estimateMs: est, startsAtMs: at, budgetMs, fits: at + est + FINISH_MS <= deadlineMs })
       at += est
     })

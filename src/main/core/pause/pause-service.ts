@@ -127,8 +127,11 @@ export class PauseService implements PauseApi {
     if (row.state !== 'running') throw stateError(row, 'pause')
     // work that began while this call waited (a snapshot's hold) goes first
     if (work.has(row.id)) return await this.pause(row.id, req)
+    // every pause has a deadline, the server's job and this answer alike: a single pause without
+    // one gets the setting's (else 120 s), so a CRIU that never returns holds nobody for long
+    const deadlineMs = req.deadlineMs ?? d.pauseDeadlineMs()
     const w = work.begin(row.id, 'pause')
-    void this.pausing.run(row, req, w, t0).then(
+    void this.pausing.run(row, { ...req, deadlineMs }, w, t0).then(
       (r) => w.done.resolve(r),
       (e) => {
         w.stopped.reject(e)
@@ -137,10 +140,9 @@ export class PauseService implements PauseApi {
     )
     void w.done.promise.catch(() => undefined).finally(() => work.end(row.id, w))
     if (!req.wait) return await w.stopped.promise
-    if (!req.deadlineMs) return (await w.done.promise) as PauseResult
     // the deadline holds whatever the server does: past it, the session's state as it stands
     const id = row.id
-    return (await within(w.done.promise as Promise<PauseResult>, Math.max(0, req.deadlineMs - msSince(t0) - ANSWER_MARGIN_MS), () => this.stateAtDeadline(id, t0))) as PauseResult
+    return (await within(w.done.promise as Promise<PauseResult>, Math.max(0, deadlineMs - msSince(t0) - ANSWER_MARGIN_MS), () => this.stateAtDeadline(id, t0))) as PauseResult
   }
 
   /** A pause that was not over by its deadline, as it stands: frozen (memory kept, not durable yet), or still running. */

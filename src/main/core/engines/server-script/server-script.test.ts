@@ -42,11 +42,11 @@ describe('the server script', () => {
     expect(findings).toEqual([])
     expect(r.status).toBe(0)
     // shellcheck takes seconds of its own on a loaded 2-core machine
-  }, 60_000)
+  }, 120_000)
 
   it('parses under dash', () => {
     execFileSync('dash', ['-n', script])
-  })
+  }, 60_000)
 
   it('runs a job under dash: detached, followed to its end with its exit code, then forgotten', () => {
     const started = run(['start', 'unit-job-1', 'probe'])
@@ -65,7 +65,7 @@ describe('the server script', () => {
     expect(run(['follow', 'no-such-job']).stdout.trim()).toBe('rc missing')
     expect(run(['forget', 'unit-job-1']).status).toBe(0)
     expect(run(['follow', 'unit-job-1']).stdout.trim()).toBe('rc missing')
-  })
+  }, 60_000)
 
   it('ends a job that outlives its limit, with everything it started, and says so', () => {
     // a job that follows another that never ends (its owner, this test, lives on)
@@ -80,7 +80,7 @@ describe('the server script', () => {
     expect(lines.pop()).toMatch(/^rc \d+$/)
     expect(lines).toContain('error the job did not finish within its limit of 1 s; Berth ended it')
     expect(Date.now() - t0).toBeLessThan(8000)
-  })
+  }, 60_000)
 
   it('refuses job names and arguments that could reach a path unchecked', () => {
     expect(run(['detach', '../escape', 'probe']).stdout).toContain('error not a job name')
@@ -91,5 +91,5 @@ describe('the server script', () => {
     expect(run(['root-remove-checkpoint', 'x'.repeat(64), '/var/lib/docker', '../../etc']).status).toBe(2)
     expect(run(['root-xfer-untar-file', '-', 'diff', 'relative/path']).status).toBe(2)
     expect(run(['root-xfer-untar-file', '/nonexistent.tar', 'diff', '/tmp/somewhere']).status).toBe(2)
-  })
+  }, 60_000)
 })

@@ -6,17 +6,22 @@
 # the pause's deadline. A dump that runs past its time is ended; the session then pauses on disk if
 # time remains, else stays frozen. Nothing here waits without a limit.
 
-# Times the core does not plan: making a disk pause durable, and reporting the outcome.
-DISK_MS=1500
+# Times the core does not plan: a disk pause after a dump given up (DISK_MS is kept back from the
+# dump, pause-planner.ts's DISK_MS; one is still tried with DISK_MIN_MS left), and reporting the outcome.
+DISK_MS=3000
+DISK_MIN_MS=1500
 FINISH_MS=300
 
 # run_root_checkpoint NAME BUDGET_MS PAUSED: the fast dump, as root; its "stage" and "note" lines go
 # to this job's status, the rest to BYTES, DUMP_MS and WHY; returns its code (see root-checkpoint).
+# Once the dump is written (stage stopped) the next session's dump may start: this one's fsync and
+# publishing overlap it (the disk flushes while the next CRIU works).
 run_root_checkpoint() {
   out=$STATE/root-$1.$$
   # shellcheck disable=SC2086
   { as_root root-checkpoint "$CID" "$ROOT" "$1" "$PID" "$2" "$3" $SYNC_PATHS; echo "rc $?"; } | while IFS= read -r line; do
     case $line in
+      "stage stopped"*) stage stopped memory; release_turn ;;
       "stage "*) set -- $line; stage "$2" memory ;;
       "note "*) emit "$line" ;;
       *) printf '%s\n' "$line" >> "$out" ;;
@@ -86,6 +91,7 @@ checkpoint_memory() {
   docker checkpoint ls "$c" 2>/dev/null | awk 'NR > 1 {print $1}' | grep -qx "$name" && listed=1
   if [ $CODE != 124 ] && [ "$STATUS" != running ] && [ "$STATUS" != paused ] && [ -n "$listed" ]; then
     stage stopped memory
+    release_turn
     [ -n "$err" ] && [ "$err" != "$name" ] && emit "note docker answered: $err (checkpoint verified)"
     LAYOUT=docker; BYTES=0
     if can_root 2>/dev/null; then
@@ -216,8 +222,8 @@ after_memory_failed() {
   inspect_container "$c"
   elapsed
   if [ "$STATUS" = exited ]; then pause_disk; return; fi
-  if [ "$1" = broken ] && [ "$on_broken" = disk ] && [ $(( deadline - ELAPSED )) -ge $DISK_MS ]; then pause_disk; return; fi
-  if [ "$overflow" = disk ] && [ $(( deadline - ELAPSED )) -ge $DISK_MS ]; then pause_disk; return; fi
+  if [ "$1" = broken ] && [ "$on_broken" = disk ] && [ $(( deadline - ELAPSED )) -ge $DISK_MIN_MS ]; then pause_disk; return; fi
+  if [ "$overflow" = disk ] && [ $(( deadline - ELAPSED )) -ge $DISK_MIN_MS ]; then pause_disk; return; fi
   stay_frozen
 }
 

@@ -10,6 +10,9 @@
 #   environment), uffd yes|no, dirty-track yes|no, dump ok MS BYTES | dump late MS | dump fail TEXT,
 #   restore ok MS | restore late MS | restore fail TEXT, diagnose plain|fault130 ok|late|fail
 PROBE_MIB=64
+# a restore is only tried once a dump worked (a CRIU that hangs was found by then): it gets long
+# enough that a busy machine's working CRIU is not taken for a broken one (criu-probe.ts says it)
+PROBE_RESTORE_S=30
 cmd_probe_memory() {
   shift; method=${1:-fast} limit=${2:-9}
   is_uint "$limit" || limit=9
@@ -97,7 +100,7 @@ probe_container() {
     docker start --checkpoint probe "$pc" > "$3/restore.out" 2>&1 &
     client=$!; late=
     while kill -0 "$client" 2>/dev/null; do
-      now_ms; [ $(( NOW - t )) -ge 10000 ] && { late=1; kill -KILL "$client"; as_root root-end-runc "$CID" restore 0 frozen-no; break; }
+      now_ms; [ $(( NOW - t )) -ge $(( PROBE_RESTORE_S * 1000 )) ] && { late=1; kill -KILL "$client"; as_root root-end-runc "$CID" restore 0 frozen-no; break; }
       sleep 0.05
     done
     wait "$client"; rc=$?
