@@ -6,6 +6,7 @@ import { Settings } from './settings'
 import type { CallSpec } from './contract/define'
 import { daemonCalls } from './contract/daemon'
 import { doctorCalls } from './contract/doctor'
+import { jobCalls } from './contract/jobs'
 import { MeterSampled, meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
@@ -36,6 +37,7 @@ export const calls = {
   ...workspaceCalls,
   ...secretCalls,
   ...doctorCalls,
+  ...jobCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls
@@ -72,3 +74,4 @@ export { PowerDoctor, PowerEvent, PowerEventResult } from './contract/power'
 export { View, ViewName, ViewOpened } from './contract/views'
 export { ServeOpened, ServePort } from './contract/serve'
 export { DoctorCheck } from './contract/doctor'
+export { Job, JobId, JobLogs, JobSignal, LogCursor } from './contract/jobs'

@@ -256,6 +256,10 @@ export const Snapshot = z.object({
   pinned: z.boolean().optional(),
   /** the parent session's name when it was taken */
   sessionName: z.string().nullable().optional(),
+  /** a capture of a running session with its memory: how long its processes stood still (ms) */
+  freezeMs: z.number().nullable().optional(),
+  /** a capture of a running session without its memory: why */
+  memoryNote: z.string().nullable().optional(),
 })
 export type Snapshot = z.infer<typeof Snapshot>
 

@@ -1,15 +1,20 @@
 import { exitCodeFor } from '../../shared/errors'
 import { bool, type Command } from '../command'
-import { warn } from '../output'
+import { printJson, say, UsageError, warn } from '../output'
 
 export const execCommand: Command = {
   path: ['exec'],
-  usage: 'berth exec [-i] [-t] ID -- CMD [ARGS...]',
-  summary: 'run a command in a session; streams its output and exits with its code',
+  usage: 'berth exec [-i] [-t] [--detach] ID -- CMD [ARGS...]',
+  summary: 'run a command in a session; streams its output and exits with its code (--detach: a job that outlives pauses)',
   group: 'sessions',
   options: {
     interactive: { type: 'boolean', short: 'i', help: "pass this terminal's input to the command" },
     tty: { type: 'boolean', short: 't', help: 'give the command a terminal (when this one is)' },
+    detach: {
+      type: 'boolean',
+      short: 'd',
+      help: 'run it as a job inside the session and print its id: it survives pauses, resumes and moves (berth jobs, logs, kill)',
+    },
   },
   args: [
     { name: 'ID', help: 'the session: its id, name or route', complete: 'session' },
@@ -19,6 +24,13 @@ export const execCommand: Command = {
   rest: true,
   async run(p, io) {
     const c = await io.client()
+    if (bool(p, 'detach')) {
+      if (bool(p, 'interactive') || bool(p, 'tty')) throw new UsageError('a detached job takes no input and no terminal: leave out -i and -t', this.usage)
+      const job = await c.call('job.start', { id: p.positionals[0]!, cmd: p.rest })
+      if (io.json) printJson(job)
+      else say(`${job.id}\n`)
+      return 0
+    }
     const stdin = bool(p, 'interactive')
     const tty = bool(p, 'tty') && process.stdout.isTTY === true
     let streamId: string | undefined

@@ -3,6 +3,7 @@ import { cliCommands } from './cli'
 import { daemonCommands } from './daemon'
 import { doctorCommand } from './doctor'
 import { execCommand } from './exec'
+import { jobCommands } from './jobs'
 import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
 import { powerCommands } from './power'
@@ -22,6 +23,7 @@ export const commands: Command[] = [
   ...serverCommands,
   ...sessionCommands,
   execCommand,
+  ...jobCommands,
   ...settingsCommands,
   ...pauseCommands,
   ...powerCommands,

@@ -4,6 +4,7 @@ import { printIds, printJson, printTable, say, UsageError } from '../output'
 import { ago } from '../../shared/format'
 import { followProgress } from '../progress'
 import { parseEnv, stateLabel } from './session'
+import { captureNote } from './snapshot'
 
 const FORK_USAGE = 'berth fork ID [--name N] [--count K] [--json]'
 const RESTART_USAGE = 'berth restart ID [--env K=V]... [--json]'
@@ -29,7 +30,7 @@ export const sessionVerbCommands: Command[] = [
       const r = await c.call('session.fork', { id: p.positionals[0]!, name: str(p, 'name'), count, op })
       if (io.json) printJson(r)
       else {
-        say(`captured ${r.capture.id} (${r.capture.kind})\n`)
+        say(`captured ${r.capture.id} (${r.capture.kind})${captureNote(r.capture)}\n`)
         for (const f of r.forks) {
           if (f.ok) say(`fork ${f.index}: ${f.session.id} ${f.session.name} running${f.memory ? ' with memory' : r.capture.kind === 'memory+disk' ? ` from disk (${f.note})` : ''}\n`)
           else say(`fork ${f.index}: failed: ${f.error.message}\n`)

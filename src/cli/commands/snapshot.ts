@@ -17,7 +17,16 @@ function showSnapshot(s: Snapshot): void {
     ['automatic', s.auto ? 'yes' : 'no'],
     ['pinned', s.pinned ? 'yes (a fork, a rewind or a session made from it depends on it)' : 'no'],
     ['test restore', s.testRestored ? 'done' : 'not yet'],
+    ...(typeof s.freezeMs === 'number' ? [['froze for', millis(s.freezeMs)] as [string, string]] : []),
+    ...(s.memoryNote ? [['memory', s.memoryNote] as [string, string]] : []),
   ])
+}
+
+/** What a capture of a running session tells: the freeze its memory cost, or why it has none. */
+export function captureNote(s: Snapshot): string {
+  if (typeof s.freezeMs === 'number' && s.kind === 'memory+disk') return ` (with memory; the session froze for ${millis(s.freezeMs)} and kept running)`
+  if (s.memoryNote) return ` (disk only: ${s.memoryNote})`
+  return ''
 }
 
 const LS_USAGE = 'berth snapshot ls [--session ID] [--server NAME] [--name NAME] [--auto|--named] [--limit N] [--next TOKEN] [--json]'
@@ -36,7 +45,7 @@ export const snapshotCommands: Command[] = [
       const op = await followProgress(c, io.json)
       const s = await c.call('snapshot.create', { id: p.positionals[0]!, name: str(p, 'name'), op })
       if (io.json) printJson(s)
-      else say(`${s.id}\n`)
+      else say(`${s.id}${captureNote(s)}\n`)
       return 0
     },
   },

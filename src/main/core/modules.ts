@@ -2,6 +2,7 @@
 import type { Core } from './core'
 import { installDesktop } from './desktop/desktop-module'
 import { installDoctor } from './doctor/doctor-module'
+import { installJobs } from './jobs/jobs-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
@@ -23,6 +24,7 @@ export function installModules(core: Core): void {
   const secrets = installSecrets(core)
   installWorkspace(core)
   installSnapshots(core, secrets, pause)
+  installJobs(core)
   // last: it reads the other domains through their calls
   installDoctor(core)
 }

@@ -29,7 +29,15 @@ export interface CaptureNames {
  * with a checkpoint's own. A freezing commit holds the container's execs as a pause does
  * (engines/exec-gate.ts): an exec still starting would freeze in runc init and wedge the engine.
  */
-export async function captureDisk(engine: Engine, homeId: string, row: SessionRow, names: CaptureNames, freeze: boolean): Promise<DiskCapture> {
+export async function captureDisk(
+  engine: Engine,
+  homeId: string,
+  row: SessionRow,
+  names: CaptureNames,
+  freeze: boolean,
+  /** commits the image itself (a live memory capture commits within its own freeze) */
+  commit?: () => Promise<void>,
+): Promise<DiskCapture> {
   const containerId = containerOf(row)
   const container = engine.docker.getContainer(containerId)
   // size=1 asks the engine for the writable layer's size (dockerode passes options as the query)
@@ -39,11 +47,14 @@ export async function captureDisk(engine: Engine, homeId: string, row: SessionRo
   let volumeMade = false
   let helper: string | undefined
   try {
-    const release = freeze ? await holdExecs(containerId, `session ${row.name} is being snapshotted; run it again in a moment`) : undefined
-    try {
-      await container.commit({ repo: SNAPSHOT_REPO, tag, pause: freeze, comment: `Berth snapshot ${names.snapshotId}` })
-    } finally {
-      release?.()
+    if (commit) await commit()
+    else {
+      const release = freeze ? await holdExecs(containerId, `session ${row.name} is being snapshotted; run it again in a moment`) : undefined
+      try {
+        await container.commit({ repo: SNAPSHOT_REPO, tag, pause: freeze, comment: `Berth snapshot ${names.snapshotId}` })
+      } finally {
+        release?.()
+      }
     }
     committed = true
     await engine.docker.createVolume({ Name: names.volume, Labels: { [LABEL_HOLDER]: homeId, [LABEL_SNAPSHOT]: names.snapshotId } })

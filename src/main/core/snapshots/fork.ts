@@ -7,31 +7,24 @@ import { progressOn, type ProgressReporter } from '../progress'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import { sessionFromSnapshot } from './session-from-snapshot'
 import type { SnapshotService } from './snapshot-service'
+import { liveSupport } from './live-capture'
 import { stateError } from '../sessions/lifecycle'
 
 /**
- * The one capture every fork starts from. A running session is paused with its memory (the same
- * pause as `berth pause`), captured, and resumed: it goes on as it was, and each fork continues from
- * that same moment. A paused session is captured as it is. Without memory support: its disk.
+ * The one capture every fork starts from. A running session keeps running: its memory and disk are
+ * captured in one brief freeze (live-capture.ts), and each fork continues from that moment. A paused
+ * session is captured as it is. Without memory support: its disk, and the capture says why.
  */
 export async function captureForFork(svc: SnapshotService, sessionId: string, progress: ProgressReporter): Promise<SnapshotRow> {
   const memory = svc.ctx.memory
-  let row = svc.ctx.sessions.resolve(sessionId)
-  if (row.state === 'paused') return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
-  const support = await memory.supported(row.server)
-  if (!support.memory) {
-    svc.ctx.lifecycle.note(row.id, 'fork-disk-only', { reason: support.reason })
-    return await svc.capture(row, { reason: 'fork', freeze: true, progress })
-  }
-  progress.stage('pause', `pausing ${row.name} with its memory for the capture`)
-  await memory.pause.pause(row.id, { wait: true, by: 'user', reason: 'the capture of a fork', op: progress.op })
-  try {
-    row = svc.ctx.sessions.resolve(row.id)
-    return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
-  } finally {
-    progress.stage('resume', `resuming ${row.name}`)
-    await memory.pause.resume(row.id, { cause: 'user' }).catch((e: Error) => svc.ctx.lifecycle.note(row.id, 'fork-resume-failed', { reason: e.message }))
-  }
+  return await memory.pause.exclusive(sessionId, async () => {
+    const row = svc.ctx.sessions.resolve(sessionId)
+    if (row.state === 'paused') return await svc.capture(row, { reason: 'fork', freeze: false, memory: memory.pausedCheckpoint(row), progress })
+    if (row.state !== 'running') throw stateError(row, 'fork')
+    const live = await liveSupport(memory, row)
+    if (!live.live) svc.ctx.lifecycle.note(row.id, 'fork-disk-only', { reason: live.note })
+    return await svc.capture(row, { reason: 'fork', freeze: !live.live, live: live.live, memoryNote: live.note, progress })
+  })
 }
 
 export function forkNames(base: string | undefined, count: number): Array<string | undefined> {

@@ -38,6 +38,11 @@ export class MemoryParts {
     await this.checkpoints.runner(server).fields(['checkpoint-copy', from, name, to, newName], 'copying the memory checkpoint')
   }
 
+  /** A session restored from another's memory takes its own hostname (its route) back. */
+  async renameHost(server: string, containerId: string, name: string): Promise<void> {
+    await this.checkpoints.runner(server).fields(['set-hostname', containerId, name], 'setting the hostname')
+  }
+
   /**
    * Starts a container from a checkpoint it holds: straight through the Docker API (a millisecond a
    * call), else through the server job, which retries and, failing that, boots from disk and says why.

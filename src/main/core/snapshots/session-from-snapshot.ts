@@ -150,6 +150,9 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
         ? await restoreOnItsServer(svc, { snapshot, row, env, memory: input.memory })
         : await restoreElsewhere(svc, { snapshot, row, env, memory: input.memory, target: engine, op: input.op, progress })
     if (workspace && d.workspace) await renameWorkspaceBranch(engine, out.containerId, d.workspace.branch, workspace.branch)
+    if (out.memory && route !== d.route) {
+      await ctx.memory.renameHost(serverName, out.containerId, route).catch((e: Error) => ctx.lifecycle.note(id, 'hostname-not-set', { reason: e.message }))
+    }
     const origin = { verb: input.verb, snapshot: snapshot.id, memory: out.memory, note: out.note, at: nowIso() }
     svc.setOrigin(id, origin)
     const running = ctx.lifecycle.transition(id, {

@@ -22,6 +22,7 @@ import { removeContainer, removeImageTag, removeVolume } from './server-steps'
 import { SessionLocks } from './session-locks'
 import { snapshotHolder, snapshotImage, snapshotVolume } from '../engines/docker-names'
 import { autoName, snapshotId } from './snapshot-names'
+import { dropLiveCheckpoint, liveCommitAndDump, liveSupport, type LiveOutcome } from './live-capture'
 
 export interface SnapshotContext {
   /** memory checkpoints, on top of pause's checkpoint primitive */
@@ -50,6 +51,10 @@ export interface CaptureOptions {
   /** a memory checkpoint the session's container holds (a memory pause), kept with the snapshot */
   memory?: { container: string; name: string; bytes: number } | null | undefined
   progress?: ProgressReporter | undefined
+  /** a running session: keep its memory with a brief freeze (live-capture.ts) */
+  live?: boolean | undefined
+  /** why a running session's memory is not kept, told with the snapshot */
+  memoryNote?: string | null | undefined
 }
 
 const encodeToken = (seq: number) => Buffer.from(`s${seq}`).toString('base64url')
@@ -80,6 +85,8 @@ export class SnapshotService {
       reason: row.reason,
       pinned: this.ctx.repo.isPinned(row.id),
       sessionName: row.detail.sessionName ?? null,
+      freezeMs: row.detail.freezeMs ?? null,
+      memoryNote: row.detail.memoryNote ?? null,
     }
   }
 
@@ -181,26 +188,30 @@ export class SnapshotService {
       reason: opts.reason,
       state: 'creating',
     })
-    opts.progress?.stage('capture', `capturing ${row.name}'s disk as ${id}`)
+    opts.progress?.stage('capture', opts.live ? `freezing ${row.name} briefly to capture its memory and disk as ${id}` : `capturing ${row.name}'s disk as ${id}`)
+    let live: LiveOutcome | undefined
+    const commit = opts.live ? async () => void (live = await liveCommitAndDump(this.ctx.memory, row, names.image, id)) : undefined
     try {
-      const disk = await captureDisk(engine, this.ctx.homeId, row, names, opts.freeze)
+      const disk = await captureDisk(engine, this.ctx.homeId, row, names, opts.freeze, commit)
+      const memory = opts.memory ?? live?.checkpoint
       let checkpoint: CheckpointRef | null = null
-      if (opts.memory) {
+      if (memory) {
         opts.progress?.stage('capture', `keeping ${row.name}'s memory with ${id}`)
         try {
-          checkpoint = await holdCheckpoint(engine, this.ctx.memory, this.ctx.homeId, { ...names, holder: snapshotHolder(this.ctx.homeId, name, version) }, opts.memory)
+          checkpoint = await holdCheckpoint(engine, this.ctx.memory, this.ctx.homeId, { ...names, holder: snapshotHolder(this.ctx.homeId, name, version) }, memory)
         } catch (e) {
           await this.removeArtefacts({ ...inserted, imageRef: disk.imageRef, volumeRef: disk.volumeRef }).catch(() => undefined)
           throw e
         }
       }
+      const told = live ? { freezeMs: live.freezeMs, ...(live.note ? { memoryNote: live.note } : {}) } : opts.memoryNote ? { memoryNote: opts.memoryNote } : {}
       const ready = this.ctx.repo.update(id, {
         kind: checkpoint ? 'memory+disk' : 'disk',
         imageRef: disk.imageRef,
         volumeRef: disk.volumeRef,
         checkpoint,
         sizeBytes: disk.layerBytes + disk.volumeBytes + (checkpoint?.bytes ?? 0),
-        detail: { ...detail, layerBytes: disk.layerBytes, volumeBytes: disk.volumeBytes },
+        detail: { ...detail, layerBytes: disk.layerBytes, volumeBytes: disk.volumeBytes, ...told },
         state: 'ready',
       })!
       this.setOption(row.id, 'snapshotHead', id)
@@ -210,6 +221,8 @@ export class SnapshotService {
     } catch (e) {
       this.ctx.repo.remove(inserted.id)
       throw e instanceof BerthError ? e : new BerthError('engine', `could not snapshot ${row.name}: ${oneSentence((e as Error).message)}`)
+    } finally {
+      await dropLiveCheckpoint(this.ctx.memory, row.server, live)
     }
   }
 
@@ -227,11 +240,14 @@ export class SnapshotService {
       if (!['running', 'paused'].includes(row.state)) {
         throw stateError(row, 'snapshot')
       }
+      const live = await liveSupport(this.ctx.memory, row)
       const snap = await this.capture(row, {
         reason: 'named',
         name: name ?? row.name,
-        freeze: row.state === 'running',
+        freeze: row.state === 'running' && !live.live,
         memory: this.ctx.memory.pausedCheckpoint(row),
+        live: live.live,
+        memoryNote: live.note,
         progress,
       })
       progress?.done('capture', `snapshot ${snap.id} of ${row.name} is ready`, snap.sizeBytes)

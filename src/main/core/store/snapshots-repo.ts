@@ -27,6 +27,10 @@ export interface SnapshotDetail {
   layerBytes?: number
   volumeBytes?: number
   note?: string
+  /** a running session's capture: how long its processes stood still */
+  freezeMs?: number
+  /** why a running session's memory was not kept */
+  memoryNote?: string
   /**
    * The artefacts belong to a pause (its checkpoint in the session's own container): the snapshot
    * lists that checkpoint while the pause lasts and never deletes what it points at.

@@ -4,6 +4,7 @@ import { useStores, useWorkspace } from '../../stores/app-stores'
 import type { ShownSession } from '../../stores/sessions'
 import { saveSession } from '../sessions/session-actions'
 import { EventsPanel } from './EventsPanel'
+import { JobsPanel } from './JobsPanel'
 
 /** What the session is doing besides its terminals: previews, pausing rules, workspace, events. */
 export function SessionSide({ session: s }: { session: ShownSession }) {
@@ -106,6 +107,9 @@ export function SessionSide({ session: s }: { session: ShownSession }) {
           </div>
         </section>
       )}
+      <section>
+        <JobsPanel sessionId={s.id} running={s.state === 'running'} />
+      </section>
       <section>
         <EventsPanel sessionId={s.id} />
       </section>

@@ -215,6 +215,70 @@ cmd_root_remove_checkpoint() {
   c=$2/containers/$1
   rm -rf "$c/checkpoints/$3" "$c/berth/pages-$3" "$c/berth/work-$3" "$c/berth/stage-$3"
 }
+# containerd_of PID: the containerd socket (SOCK), namespace (NS) and shim (SHIM) of a container's
+# process, read from its shim's command line
+containerd_of() {
+  ppid_of "$1" || return 1
+  SHIM=$PP SOCK='' NS='' co_prev=''
+  for co_a in $(tr '\0' ' ' < "/proc/$SHIM/cmdline" 2>/dev/null); do
+    case $co_prev in -address) SOCK=$co_a ;; -namespace) NS=$co_a ;; esac
+    co_prev=$co_a
+  done
+  [ -S "$SOCK" ]
+}
+# root-checkpoint-live CID ROOT NAME PID BUDGET_MS: a CRIU dump that leaves the processes running
+# (ctr without --exit: runc's leave-running), written straight into checkpoint NAME in Docker's
+# plain layout. The caller froze the container first (its disk is committed in the same freeze).
+# Prints "bytes N" and "ms N", or "why TEXT" with a code: 3 exists, 4 no ctr, 5 failed, 124 late.
+cmd_root_checkpoint_live() {
+  shift; id=$1 root=$2 name=$3 pid=$4 budget=$5
+  checkpoint_args_ok "$id" "$root" "$name" || return 2
+  is_uint "$pid" && is_uint "$budget" || return 2
+  c=$root/containers/$id
+  cpd=$c/checkpoints/$name stage=$c/berth/live-$name work=$c/berth/livework-$name
+  [ -e "$cpd" ] && { echo "why checkpoint $name already exists"; return 3; }
+  command -v ctr >/dev/null 2>&1 || { echo "why containerd's client (ctr) is not installed"; return 4; }
+  containerd_of "$pid" || { echo "why containerd's socket was not found for process $pid"; return 4; }
+  rm -rf "$stage" "$work"; mkdir -p "$stage" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  now_ms; t_start=$NOW
+  ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 &
+  client=$!
+  late=
+  while kill -0 "$client" 2>/dev/null; do
+    now_ms
+    if [ $(( NOW - t_start )) -ge "$budget" ]; then late=1; end_checkpoint "$client" "$SHIM" "$id"; break; fi
+    sleep 0.05
+  done
+  if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  now_ms; dump_ms=$(( NOW - t_start ))
+  if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
+    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    rm -rf "$stage" "$work"
+    [ -n "$late" ] && { echo "why the memory dump did not finish within $(( budget / 1000 )) s; Berth ended it"; return 124; }
+    echo "why the memory dump failed: ${why:-ctr exit $rc}"
+    return 5
+  fi
+  sync "$stage"/* "$stage" || true
+  mv "$stage" "$cpd" || { rm -rf "$stage" "$work"; echo "why the checkpoint could not be put in place"; return 5; }
+  rm -rf "$work"
+  echo "bytes $(du -sb "$cpd" | awk '{print $1}')"
+  echo "ms $dump_ms"
+}
+# root-set-hostname PID NAME: the hostname inside the UTS namespace of process PID. A session started
+# from another's memory gets back the namespace CRIU dumped, with the other session's name in it.
+cmd_root_set_hostname() {
+  shift; is_uint "$1" || return 2
+  case $2 in ''|-*|*[!a-z0-9-]*) return 2 ;; esac
+  nsenter -t "$1" -u hostname "$2"
+}
+# set-hostname C NAME: the running container C's hostname becomes NAME again (its route)
+cmd_set_hostname() {
+  shift; inspect_container "$1" || fail "container $1 not found"
+  [ "$STATUS" = running ] || fail "the container is $STATUS, not running"
+  can_root 2>/dev/null || fail "the root helper cannot start on this server"
+  as_root root-set-hostname "$PID" "$2" || fail "could not set the hostname"
+  echo "hostname 1"
+}
 cmd_root_probe() { shift; command -v ctr >/dev/null 2>&1 && echo "ctr yes" || echo "ctr no"; echo "uid $(id -u)"; }
 
 # -------------------------------------------------------------------------- checkpoint commands --
@@ -239,6 +303,41 @@ cmd_checkpoint_remove() {
   docker checkpoint rm "$1" "$2" >/dev/null 2>&1
   if can_root 2>/dev/null; then as_root root-remove-checkpoint "$CID" "$ROOT" "$2"; fi
   echo "removed 1"
+}
+# checkpoint-live C NAME IMAGE COMMENT BUDGET_MS: a running container's memory and disk in one brief
+# freeze, the container left running: exec sessions end first (CRIU cannot dump them; terminals
+# reattach), the container is frozen, its writable layer committed as IMAGE, its memory dumped into
+# checkpoint NAME, and it is thawed. Prints "freeze-ms N", then "bytes N" or "memory-failed WHY"
+# (the commit stands: the caller keeps the disk and says why). Neither a hang-up nor a closed pipe
+# may end this script while the container is frozen.
+cmd_checkpoint_live() {
+  trap '' HUP PIPE
+  shift; c=$1 name=$2 image=$3 comment=$4 budget=$5
+  is_uint "$budget" || budget=30000
+  checkpoint_name_ok "$name" || fail "not a checkpoint name: $name"
+  inspect_container "$c" || fail "container $c not found"
+  [ "$STATUS" = running ] || fail "the container is $STATUS, not running"
+  can_root 2>/dev/null || fail "the root helper cannot start on this server"
+  n=$(as_root root-end-execs "$PID")
+  [ "${n:-0}" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the freeze"
+  now_ms; t0=$NOW
+  err=$(docker pause "$c" 2>&1 >/dev/null) || fail "docker pause failed: $(echo "$err" | head -n 1)"
+  if ! err=$(docker commit --pause=false -m "$comment" "$c" "$image" 2>&1 >/dev/null); then
+    docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
+    fail "docker commit failed: $(echo "$err" | head -n 1)"
+  fi
+  out=$(as_root root-checkpoint-live "$CID" "$ROOT" "$name" "$PID" "$budget")
+  docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
+  now_ms; echo "freeze-ms $(( NOW - t0 ))"
+  bytes=$(printf '%s\n' "$out" | awk '/^bytes / {print $2}')
+  if [ -n "$bytes" ]; then
+    echo "bytes $bytes"
+    printf '%s\n' "$out" | awk '/^ms / {print "dump-ms " $2}'
+  else
+    why=$(printf '%s\n' "$out" | sed -n 's/^why //p' | head -n 1)
+    echo "memory-failed ${why:-the memory dump failed}"
+  fi
+  inspect_container "$c" && [ "$STATUS" = running ] || echo "note the container is $STATUS after the snapshot"
 }
 # after-restore CID ROOT NAME: the clean-up a fast restore leaves for later (off its critical path).
 cmd_after_restore() { shift; if can_root 2>/dev/null; then as_root root-after-restore "$1" "$2" "$3"; fi; }

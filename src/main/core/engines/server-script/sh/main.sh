@@ -8,6 +8,8 @@ dispatch() {
     resume) cmd_resume "$@" ;;
     after-restore) cmd_after_restore "$@" ;;
     checkpoint-create) cmd_checkpoint_create "$@" ;;
+    checkpoint-live) cmd_checkpoint_live "$@" ;;
+    set-hostname) cmd_set_hostname "$@" ;;
     checkpoint-info) cmd_checkpoint_info "$@" ;;
     checkpoint-remove) cmd_checkpoint_remove "$@" ;;
     checkpoint-copy) cmd_checkpoint_copy "$@" ;;
@@ -36,6 +38,8 @@ dispatch() {
     part-size) cmd_part_size "$@" ;;
     root-checkpoint) cmd_root_checkpoint "$@" ;;
     root-checkpoint-info) cmd_root_checkpoint_info "$@" ;;
+    root-checkpoint-live) cmd_root_checkpoint_live "$@" ;;
+    root-set-hostname) cmd_root_set_hostname "$@" ;;
     root-fsync-checkpoint) cmd_root_fsync_checkpoint "$@" ;;
     root-unfold) cmd_root_unfold "$@" ;;
     root-after-restore) cmd_root_after_restore "$@" ;;
