@@ -10,6 +10,7 @@ import { jobCalls } from './contract/jobs'
 import { MeterSampled, meterCalls } from './contract/meter'
 import { pauseCalls } from './contract/pause'
 import { powerCalls } from './contract/power'
+import { replicaCalls } from './contract/replicas'
 import { routeCalls } from './contract/routes'
 import { serverCalls } from './contract/servers'
 import { secretCalls } from './contract/secrets'
@@ -38,6 +39,7 @@ export const calls = {
   ...secretCalls,
   ...doctorCalls,
   ...jobCalls,
+  ...replicaCalls,
 } as const satisfies Record<string, CallSpec>
 
 export type Calls = typeof calls

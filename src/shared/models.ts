@@ -114,8 +114,22 @@ export const Session = z.object({
   limits: Limits.optional(),
   /** the image's own service, where it has one (absent: Berth's keep-alive is the main process) */
   main: MainProcess.nullable().optional(),
+  /** the newest copy of this session on its replica target (null: none yet, or no target) */
+  replica: z.lazy(() => ReplicaState).nullable().optional(),
 })
 export type Session = z.infer<typeof Session>
+
+/** What a session's replica holds: where, the time of the state it copied, and how far behind it is. */
+export const ReplicaState = z.object({
+  server: z.string(),
+  at: z.string(),
+  kind: z.enum(['memory', 'disk']),
+  /** how much newer the session's last durable state (pause or seal) is than the replica's */
+  behindSeconds: z.number(),
+  /** why the last try to bring it up to date failed (it is retried) */
+  failure: z.string().nullable(),
+})
+export type ReplicaState = z.infer<typeof ReplicaState>
 
 /** What a list of sessions shows of each one's meter. */
 export const MeterSummary = Meter.pick({ cpuPercent: true, memoryBytes: true, cost: true, ratePerHour: true })

@@ -2,11 +2,12 @@
 import { z } from 'zod'
 import { desktopSettings } from './settings/desktop'
 import { powerSettings } from './settings/power'
+import { replicaSettings } from './settings/replicas'
 import { routeSettings } from './settings/routes'
 import { sessionSettings } from './settings/sessions'
 import { snapshotSettings } from './settings/snapshots'
 
-export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...sessionSettings })
+export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...sessionSettings, ...replicaSettings })
 export type Settings = z.infer<typeof Settings>
 export type SettingKey = keyof Settings
 

@@ -7,6 +7,7 @@ import { jobCommands } from './jobs'
 import { meterCommands } from './meter'
 import { pauseCommands } from './pause'
 import { powerCommands } from './power'
+import { replicaCommands } from './replica'
 import { routeCommands } from './routes'
 import { secretCommands } from './secret'
 import { serverCommands } from './server'
@@ -31,6 +32,7 @@ export const commands: Command[] = [
   ...routeCommands,
   serveCommand,
   ...snapshotCommands,
+  ...replicaCommands,
   ...sessionVerbCommands,
   ...workspaceCommands,
   ...secretCommands,

@@ -126,15 +126,17 @@ export const pauseCommands: Command[] = [
     usage: 'berth resume ID [--on SERVER] [--json]',
     summary: 'resume a paused session on its server, or --on another one (its memory, files and route travel along)',
     group: 'pause',
-    options: { on: { type: 'string', value: 'SERVER', help: 'resume it on this server instead (moves it there first)', complete: 'server' } },
+    options: { on: { type: 'string', value: 'SERVER', help: 'resume it on this server instead (moves it there first; when its server does not answer within 3 s, from its replica there)', complete: 'server' } },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
     async run(p, io) {
       const { c, op } = await withProgress(io)
       const on = str(p, 'on')
       if (on) {
-        const m = await c.call('session.move', { id: p.positionals[0]!, to: on, resume: true, op })
+        // from its server, or from its replica there when its server does not answer within 3 s
+        const m = await c.call('session.resumeOn', { id: p.positionals[0]!, to: on, op })
         if (io.json) printJson(m)
+        else if (m.fromReplica) say(`session ${p.positionals[0]!} runs on ${m.to} from its replica (${m.from} did not answer)${m.memory ? ' with its memory' : ''}: ${m.lost ? `lost: ${m.lost}` : 'nothing was lost'}\n`)
         else say(describeMove(p.positionals[0]!, m) + '\n')
         return 0
       }
@@ -146,13 +148,14 @@ export const pauseCommands: Command[] = [
   },
   {
     path: ['session', 'set'],
-    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--cpus N] [--memory SIZE] [--pids N] [--json]',
-    summary: 'change a session: when it pauses itself (idle time, auto-pause) and its limits (a running one\'s at once)',
+    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--cpus N] [--memory SIZE] [--pids N] [--replicate-to none|local|SERVER|default] [--json]',
+    summary: 'change a session: when it pauses itself (idle time, auto-pause), its limits (a running one\'s at once) and where it keeps its replica',
     group: 'pause',
     options: {
       idle: { type: 'string', value: 'SECONDS|default|off', help: 'idle time before it pauses itself (default: the idleAfterSeconds setting)', complete: ['default', 'off', '600', '3600'] },
       'auto-pause': { type: 'string', value: 'on|off', help: 'whether idle auto-pause and the "marked" sleep policy apply to it', complete: ['on', 'off'] },
       ...LIMIT_OPTIONS,
+      'replicate-to': { type: 'string', value: 'none|local|SERVER|default', help: 'where it keeps a copy of its last pause or seal (default: the replicateTo setting)', complete: 'server' },
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
     positionals: [1, 1],
@@ -161,7 +164,8 @@ export const pauseCommands: Command[] = [
       const idle = str(p, 'idle')
       const auto = str(p, 'auto-pause')
       const limits = parseLimits(p, usage)
-      if (idle === undefined && auto === undefined && !limits) throw new UsageError('nothing to set: pass --idle, --auto-pause, --cpus, --memory or --pids', usage)
+      const replicateTo = str(p, 'replicate-to')
+      if (idle === undefined && auto === undefined && !limits && replicateTo === undefined) throw new UsageError('nothing to set: pass --idle, --auto-pause, --cpus, --memory, --pids or --replicate-to', usage)
       let idleAfterSeconds: number | null | undefined
       if (idle !== undefined) {
         if (idle === 'default') idleAfterSeconds = null
@@ -184,6 +188,10 @@ export const pauseCommands: Command[] = [
       if (limits) {
         s = await c.call('session.set', { id: p.positionals[0]!, limits })
         lines.push(`limits of ${s.name}: ${limitsLine(s.limits)}${s.state === 'running' ? '' : ' (from its next start)'}`)
+      }
+      if (replicateTo !== undefined) {
+        s = await c.call('replica.target', { id: p.positionals[0]!, to: replicateTo })
+        lines.push(`session ${s.name}: replica target ${replicateTo}`)
       }
       if (io.json) printJson(s)
       else say(`${lines.join('\n')}\n`)

@@ -31,6 +31,7 @@ export function showSession(s: Session): void {
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
     ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
+    ['replica', s.replica ? `${s.replica.kind} copy on ${s.replica.server} of ${when(s.replica.at)}${s.replica.behindSeconds ? `, ${duration(s.replica.behindSeconds)} behind` : ', up to date'}${s.replica.failure ? ` (${s.replica.failure})` : ''}` : undefined],
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
     ['paused by', s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
     ['activity', s.activity?.status],

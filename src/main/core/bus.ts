@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events'
 import type { EventName, EventPayload } from '../../shared/contract'
 import type { PauseRow } from './store/pauses-repo'
 import type { SessionRow } from './store/sessions-repo'
+import type { SnapshotRow } from './store/snapshots-repo'
 
 export interface InternalEvents {
   /** something a person or a tool did in a session (terminal input, ssh traffic, a command) */
@@ -12,6 +13,8 @@ export interface InternalEvents {
   foreground: { sessionId: string; delta: 1 | -1 }
   /** a pause became durable (committed before anyone hears so); snapshots list its checkpoint */
   'pause.durable': { session: SessionRow; pause: PauseRow }
+  /** a periodic seal of a running session is durable (replicas copy it) */
+  'session.sealed': { session: SessionRow; snapshot: SnapshotRow }
 }
 
 export class CoreBus {

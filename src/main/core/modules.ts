@@ -6,6 +6,7 @@ import { installJobs } from './jobs/jobs-module'
 import { installMeter } from './meter/meter-module'
 import { installPause } from './pause/pause-module'
 import { installPower } from './power/power-module'
+import { installReplicas } from './replicas/replicas-module'
 import { installRoutes } from './routes/routes-module'
 import { installSecrets } from './secrets/secrets-module'
 import { installServices } from './services/services-module'
@@ -23,7 +24,8 @@ export function installModules(core: Core): void {
   installDesktop(core)
   const secrets = installSecrets(core)
   installWorkspace(core)
-  installSnapshots(core, secrets, pause)
+  const snapshots = installSnapshots(core, secrets, pause)
+  installReplicas(core, snapshots)
   installJobs(core)
   // last: it reads the other domains through their calls
   installDoctor(core)

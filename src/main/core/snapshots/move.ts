@@ -87,6 +87,7 @@ export async function sweepLeftovers(svc: SnapshotService, servers: string[]): P
         const id = c.Labels?.[LABEL_SESSION]
         const row = id ? ctx.sessionsRepo.get(id) : undefined
         if (!row || row.server === server || !['running', 'paused', 'finished', 'failed'].includes(row.state)) continue
+        if (svc.keeps(row.id, server)) continue
         await removeContainerAndVolume(engine.docker, row.id).catch(() => undefined)
         ctx.lifecycle.note(row.id, 'move-leftover-removed', { server })
       }

@@ -108,6 +108,8 @@ export class Sealer {
           this.svc.ctx.bus.emit('session.changed', this.svc.ctx.sessions.toModel(this.svc.ctx.sessionsRepo.get(sessionId)!))
         }
         await this.svc.retain(sessionId)
+        const now = this.svc.ctx.sessionsRepo.get(sessionId)
+        if (now) this.svc.ctx.bus.signal('session.sealed', { session: now, snapshot: snap })
         return snap.id
       } catch (e) {
         this.svc.ctx.lifecycle.note(sessionId, 'seal-failed', { reason: oneSentence((e as Error).message) })

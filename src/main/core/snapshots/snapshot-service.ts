@@ -66,7 +66,17 @@ function decodeToken(token: string): number {
 
 export class SnapshotService {
   readonly locks = new SessionLocks()
+  private readonly keepers: Array<(sessionId: string, server: string) => boolean> = []
   constructor(readonly ctx: SnapshotContext) {}
+
+  /** Copies of a session on other servers that another domain keeps on purpose (replicas): the leftover sweep leaves them. */
+  keepCopies(keeps: (sessionId: string, server: string) => boolean): void {
+    this.keepers.push(keeps)
+  }
+
+  keeps(sessionId: string, server: string): boolean {
+    return this.keepers.some((k) => k(sessionId, server))
+  }
 
   toModel(row: SnapshotRow): Snapshot {
     return {

@@ -15,6 +15,7 @@ import { followSessions } from './snapshots-module-follow'
 export interface SnapshotsModule {
   service: SnapshotService
   sealer: Sealer
+  transfer: Transfer
 }
 
 export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService): SnapshotsModule {
@@ -44,5 +45,5 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
     },
     snapshotCalls(core, service, transfer, secrets),
   )
-  return { service, sealer }
+  return { service, sealer, transfer }
 }

@@ -1,7 +1,8 @@
 // Versioned migrations: each runs once, in version order, inside a transaction; schema_migrations
 // records which ran. Never edit a released step: add a new one. Each domain owns a range of
 // versions (1-9 foundation, 10-19 pause and meter, 20-29 snapshots and workspace, 30-39 routes,
-// 40-49 desktop) so work on several domains can land in any order.
+// 40-49 desktop, 50-59 replicas) so work on several domains can land in any order.
+import { replicaMigrations } from './migrations-replicas'
 import { routesMigrations } from './migrations-routes'
 import { snapshotMigrations } from './migrations-snapshots'
 
@@ -143,4 +144,5 @@ export const migrations: ReadonlyArray<{ version: number; sql: string }> = [
   },
   ...snapshotMigrations,
   ...routesMigrations,
+  ...replicaMigrations,
 ]
