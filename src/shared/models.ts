@@ -42,6 +42,9 @@ export const Meter = z.object({
   cost: z.number(),
   ratePerHour: z.number(),
   sampledAt: z.string().nullable(),
+  /** the session's limits beside its use (null: none) */
+  cpuLimit: z.number().nullable().optional(),
+  memoryLimitBytes: z.number().nullable().optional(),
 })
 export type Meter = z.infer<typeof Meter>
 
@@ -52,6 +55,31 @@ export const Activity = z.object({
   status: z.string(),
 })
 export type Activity = z.infer<typeof Activity>
+
+/** What a session may use of its server (Docker's --cpus, --memory, --pids-limit); absent: no limit. */
+export const Limits = z.object({
+  cpus: z.number().positive().max(1024).optional(),
+  memoryBytes: z.number().int().min(6 * 2 ** 20).optional(),
+  pids: z.number().int().min(16).max(4_194_304).optional(),
+})
+export type Limits = z.infer<typeof Limits>
+
+/** What Berth does when the image's own main process stops by itself. */
+export const RestartPolicy = z.enum(['no', 'on-failure', 'always'])
+export type RestartPolicy = z.infer<typeof RestartPolicy>
+
+/** The image's own main process (its ENTRYPOINT and CMD), kept running under Berth's supervisor. */
+export const MainProcess = z.object({
+  command: z.array(z.string()),
+  restart: RestartPolicy,
+  /** running, or stopped (by itself, not restarted by the policy) */
+  state: z.enum(['running', 'stopped']),
+  /** how often it stopped by itself in this container */
+  exits: z.number().int(),
+  /** the last time it stopped by itself: in one sentence, with its exit code and last lines of output */
+  lastExit: z.object({ code: z.number().int(), at: z.string(), sentence: z.string(), lines: z.array(z.string()) }).nullable(),
+})
+export type MainProcess = z.infer<typeof MainProcess>
 
 export const Preview = z.object({ port: z.number().int(), url: z.string() })
 export type Preview = z.infer<typeof Preview>
@@ -83,6 +111,9 @@ export const Session = z.object({
   progress: z.lazy(() => Progress).nullable().optional(),
   /** where a session created from a snapshot (create --from, fork, rewind, move) came from, and whether memory came along */
   origin: z.lazy(() => SessionOrigin).nullable().optional(),
+  limits: Limits.optional(),
+  /** the image's own service, where it has one (absent: Berth's keep-alive is the main process) */
+  main: MainProcess.nullable().optional(),
   /** the newest copy of this session on its replica target (null: none yet, or no target) */
   replica: z.lazy(() => ReplicaState).nullable().optional(),
 })

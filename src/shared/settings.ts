@@ -4,9 +4,10 @@ import { desktopSettings } from './settings/desktop'
 import { powerSettings } from './settings/power'
 import { replicaSettings } from './settings/replicas'
 import { routeSettings } from './settings/routes'
+import { sessionSettings } from './settings/sessions'
 import { snapshotSettings } from './settings/snapshots'
 
-export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...replicaSettings })
+export const Settings = z.object({ ...powerSettings, ...snapshotSettings, ...routeSettings, ...desktopSettings, ...sessionSettings, ...replicaSettings })
 export type Settings = z.infer<typeof Settings>
 export type SettingKey = keyof Settings
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { LIMIT_OPTIONS, limitsLine, parseLimits } from './session-limits'
 import type { PauseResult, ResumeResult } from '../../shared/contract'
 import type { MoveResult } from '../../shared/contract/snapshots'
 import type { z } from 'zod'
@@ -147,12 +148,13 @@ export const pauseCommands: Command[] = [
   },
   {
     path: ['session', 'set'],
-    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--replicate-to none|local|SERVER|default] [--json]',
-    summary: 'change when a session pauses itself (its idle time, whether auto-pause and the "marked" sleep policy apply) and where it keeps its replica',
+    usage: 'berth session set ID [--idle SECONDS|default|off] [--auto-pause on|off] [--cpus N] [--memory SIZE] [--pids N] [--replicate-to none|local|SERVER|default] [--json]',
+    summary: 'change a session: when it pauses itself (idle time, auto-pause), its limits (a running one\'s at once) and where it keeps its replica',
     group: 'pause',
     options: {
       idle: { type: 'string', value: 'SECONDS|default|off', help: 'idle time before it pauses itself (default: the idleAfterSeconds setting)', complete: ['default', 'off', '600', '3600'] },
       'auto-pause': { type: 'string', value: 'on|off', help: 'whether idle auto-pause and the "marked" sleep policy apply to it', complete: ['on', 'off'] },
+      ...LIMIT_OPTIONS,
       'replicate-to': { type: 'string', value: 'none|local|SERVER|default', help: 'where it keeps a copy of its last pause or seal (default: the replicateTo setting)', complete: 'server' },
     },
     args: [{ name: 'ID', help: 'the session: its id, name or route', complete: 'session' }],
@@ -161,8 +163,9 @@ export const pauseCommands: Command[] = [
       const usage = this.usage
       const idle = str(p, 'idle')
       const auto = str(p, 'auto-pause')
+      const limits = parseLimits(p, usage)
       const replicateTo = str(p, 'replicate-to')
-      if (idle === undefined && auto === undefined && replicateTo === undefined) throw new UsageError('nothing to set: pass --idle, --auto-pause or --replicate-to', usage)
+      if (idle === undefined && auto === undefined && !limits && replicateTo === undefined) throw new UsageError('nothing to set: pass --idle, --auto-pause, --cpus, --memory, --pids or --replicate-to', usage)
       let idleAfterSeconds: number | null | undefined
       if (idle !== undefined) {
         if (idle === 'default') idleAfterSeconds = null
@@ -172,15 +175,26 @@ export const pauseCommands: Command[] = [
       }
       if (auto !== undefined && auto !== 'on' && auto !== 'off') throw new UsageError(`--auto-pause takes on or off, not ${auto}`, usage)
       const c = await io.client()
-      let s = idle === undefined && auto === undefined ? undefined : await c.call('session.configure', {
-        id: p.positionals[0]!,
-        idleAfterSeconds,
-        autoPause: auto === undefined ? undefined : auto === 'on',
-      })
-      if (replicateTo !== undefined) s = await c.call('replica.target', { id: p.positionals[0]!, to: replicateTo })
+      const lines: string[] = []
+      let s
+      if (idle !== undefined || auto !== undefined) {
+        s = await c.call('session.configure', {
+          id: p.positionals[0]!,
+          idleAfterSeconds,
+          autoPause: auto === undefined ? undefined : auto === 'on',
+        })
+        lines.push(`session ${s.name}: ${s.activity?.status ?? 'updated'}`)
+      }
+      if (limits) {
+        s = await c.call('session.set', { id: p.positionals[0]!, limits })
+        lines.push(`limits of ${s.name}: ${limitsLine(s.limits)}${s.state === 'running' ? '' : ' (from its next start)'}`)
+      }
+      if (replicateTo !== undefined) {
+        s = await c.call('replica.target', { id: p.positionals[0]!, to: replicateTo })
+        lines.push(`session ${s.name}: replica target ${replicateTo}`)
+      }
       if (io.json) printJson(s)
-      else if (replicateTo !== undefined) say(`session ${s!.name}: replica target ${replicateTo}\n`)
-      else say(`session ${s!.name}: ${s!.activity?.status ?? 'updated'}\n`)
+      else say(`${lines.join('\n')}\n`)
       return 0
     },
   },

@@ -5,6 +5,7 @@ import { SessionState, type Session, type SessionSummary } from '../../shared/mo
 import { str, strs, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
 import { ago, bytes, duration, when } from '../../shared/format'
+import { LIMIT_OPTIONS, limitsLine, parseLimits, parseRestart, RESTART_OPTION } from './session-limits'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
   if (s.state === 'paused' && s.mode) return `paused (${s.mode}${s.durable ? '' : ', not yet durable'})`
@@ -34,13 +35,19 @@ export function showSession(s: Session): void {
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
     ['paused by', s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
     ['activity', s.activity?.status],
+    ['limits', limitsLine(s.limits)],
+    ['main', s.main ? `${s.main.command.join(' ')} (${s.main.state}, restart ${s.main.restart}${s.main.exits ? `, stopped ${s.main.exits} time${s.main.exits === 1 ? '' : 's'}` : ''})` : undefined],
+    ['last stop', s.main?.lastExit ? `${s.main.lastExit.sentence}` : undefined],
+    ...(s.main?.lastExit?.lines ?? []).map((l): [string, string] => ['', `| ${l}`]),
     ['meter', s.meter ? meterLine(s.meter) : undefined],
   ])
 }
 
 function meterLine(m: NonNullable<Session['meter']>): string {
   const cost = m.ratePerHour ? `, cost ${m.cost.toFixed(4)} at ${m.ratePerHour}/h` : ''
-  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now), memory ${bytes(m.memoryBytes)} (peak ${bytes(m.peakMemoryBytes)}), disk ${bytes(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
+  const cpuOf = m.cpuLimit ? ` of ${m.cpuLimit} cpus` : ''
+  const memOf = m.memoryLimitBytes ? ` of ${bytes(m.memoryLimitBytes)}` : ''
+  return `cpu ${m.cpuSeconds.toFixed(1)} s (${m.cpuPercent}% now${cpuOf}), memory ${bytes(m.memoryBytes)}${memOf} (peak ${bytes(m.peakMemoryBytes)}), disk ${bytes(m.diskBytes)}, ran ${duration(m.runningSeconds)}${cost}`
 }
 
 export function parseEnv(pairs: string[], usage: string): Record<string, string> {
@@ -55,7 +62,7 @@ export function parseEnv(pairs: string[], usage: string): Record<string, string>
 }
 
 const CREATE_USAGE =
-  'berth session create [--server NAME] (--image IMAGE | --from SNAPSHOT) [--name N] [--env K=V]... [--workspace DIR] [--secret NAME]... [--json]'
+  'berth session create [--server NAME] (--image IMAGE | --from SNAPSHOT) [--name N] [--env K=V]... [--workspace DIR] [--secret NAME]... [--cpus N] [--memory SIZE] [--pids N] [--restart no|on-failure|always] [--json]'
 
 export const sessionCommands: Command[] = [
   {
@@ -71,6 +78,8 @@ export const sessionCommands: Command[] = [
       env: { type: 'string', short: 'e', multiple: true, value: 'K=V', help: 'an environment value inside the session' },
       workspace: { type: 'string', short: 'w', value: 'DIR', help: 'a git folder to clone in; berth save merges the work back', complete: 'file' },
       secret: { type: 'string', multiple: true, value: 'NAME', help: 'a stored secret to hand in as /run/berth/secrets/NAME', complete: 'secret' },
+      ...LIMIT_OPTIONS,
+      restart: RESTART_OPTION,
     },
     positionals: [0, 0],
     async run(p, io) {
@@ -79,6 +88,9 @@ export const sessionCommands: Command[] = [
       if (!image && !from) throw new UsageError('missing --image (or --from SNAPSHOT)', CREATE_USAGE)
       if (image && from) throw new UsageError('give --image or --from, not both', CREATE_USAGE)
       const env = parseEnv(strs(p, 'env'), CREATE_USAGE)
+      const limits = parseLimits(p, CREATE_USAGE)
+      const restart = parseRestart(p, CREATE_USAGE)
+      if (restart && from) throw new UsageError('a session from a snapshot keeps its main process\'s policy: drop --restart', CREATE_USAGE)
       const c = await io.client()
       const op = randomBytes(6).toString('hex')
       await c.call('events.subscribe', { names: ['progress'] })
@@ -93,6 +105,8 @@ export const sessionCommands: Command[] = [
         workspace: workspace ? resolve(workspace) : undefined,
         from,
         secrets: strs(p, 'secret').length ? strs(p, 'secret') : undefined,
+        limits,
+        restart,
         op,
       })
       if (io.json) printJson(s)

@@ -9,6 +9,7 @@ import { installPower } from './power/power-module'
 import { installReplicas } from './replicas/replicas-module'
 import { installRoutes } from './routes/routes-module'
 import { installSecrets } from './secrets/secrets-module'
+import { installServices } from './services/services-module'
 import { installSnapshots } from './snapshots/snapshots-module'
 import { installWorkspace } from './workspace/workspace-module'
 
@@ -17,6 +18,8 @@ export function installModules(core: Core): void {
   const pause = installPause(core)
   installPower(core, pause)
   installMeter(core)
+  // after the meter: its limits go beside the meter's use
+  installServices(core)
   installRoutes(core, pause)
   installDesktop(core)
   const secrets = installSecrets(core)

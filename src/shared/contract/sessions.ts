@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Session, SessionState, SessionSummary } from '../models'
+import { Limits, RestartPolicy, Session, SessionState, SessionSummary } from '../models'
 import { call, OpId, SecretName, SessionRef, SnapshotRef } from './define'
 import { ServerName } from './servers'
 
@@ -23,6 +23,10 @@ export const sessionCalls = {
         workspace: z.string().min(1).optional(),
         /** stored secrets the session gets as files under /run/berth/secrets/ */
         secrets: z.array(SecretName).max(64).optional(),
+        /** what the session may use (defaults from settings) */
+        limits: Limits.optional(),
+        /** when the image's own main process stops by itself (default on-failure) */
+        restart: RestartPolicy.optional(),
         op: OpId,
       })
       .refine((a) => !!a.image !== !!a.from, 'give either an image or a snapshot to start from'),
@@ -35,6 +39,11 @@ export const sessionCalls = {
     'list sessions, newest first: a summary of each (session.show has the whole session)',
   ),
   'session.show': call(z.object({ id: SessionRef }), Session, 'show one session'),
+  'session.set': call(
+    z.object({ id: SessionRef, limits: Limits }),
+    Session,
+    "change a session's limits (a running session's at once, where the engine allows it; session.configure changes its pause settings)",
+  ),
   'session.finish': call(
     z.object({ id: SessionRef, force: z.boolean().optional() }),
     Session,

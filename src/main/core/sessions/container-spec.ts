@@ -3,6 +3,7 @@
 import type Dockerode from 'dockerode'
 import type { SessionRow } from '../store/sessions-repo'
 import { containerName, LABEL_HOME, LABEL_ROUTE, LABEL_SESSION, volumeName } from '../engines/docker-names'
+import { limitsConfig, supervisorEntrypoint, type SessionShape } from './session-shape'
 
 /** The session's container: its id once known, else its name (Docker takes either). */
 export const containerOf = (row: Pick<SessionRow, 'id' | 'containerId'>) => row.containerId ?? containerName(row.id)
@@ -23,6 +24,8 @@ export interface SpecInput {
   extraEnv?: Record<string, string>
   /** mount the secrets tmpfs (an anonymous tmpfs-backed volume: never committed, never checkpointed) */
   secrets?: boolean
+  /** the image's own main process and the session's limits (none: keep-alive, no limits) */
+  shape?: SessionShape | undefined
 }
 
 // A tmpfs-backed volume rather than a plain tmpfs mount: Docker hands it to runc as a bind mount,
@@ -40,14 +43,16 @@ export function containerSpec(s: SpecInput): Dockerode.ContainerCreateOptions {
     name: containerName(s.id),
     Image: s.image,
     Hostname: s.route,
-    Entrypoint: KEEPALIVE,
+    Entrypoint: s.shape?.main ? supervisorEntrypoint(s.shape.main) : KEEPALIVE,
     Cmd: [],
     Env: Object.entries({ ...s.env, ...s.extraEnv, BERTH_SESSION: s.id, BERTH_ROUTE: s.route }).map(([k, v]) => `${k}=${v}`),
     WorkingDir: '/workspace',
     Labels: { [LABEL_SESSION]: s.id, [LABEL_HOME]: s.home, [LABEL_ROUTE]: s.route },
     HostConfig: {
       Mounts: [{ Type: 'volume', Source: volumeName(s.id), Target: '/workspace' }, ...(s.secrets ? [secretsMount()] : []), ...(s.mounts ?? [])],
+      // the supervisor restarts the main process by the session's policy; the container itself never
       RestartPolicy: { Name: 'no' },
+      ...limitsConfig(s.shape?.limits ?? {}),
     },
   }
 }

@@ -8,6 +8,7 @@ import { containerSpec } from './container-spec'
 import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
 import type { SessionService } from './session-service'
 import { isNotFound } from '../engines/docker-errors'
+import { shapeOf } from './session-shape'
 
 export interface ContainerPlan {
   row: SessionRow
@@ -57,7 +58,7 @@ export async function startSessionContainer(
   const { row } = plan
   await ensureWorkspaceVolume(engine, row.id, homeId)
   const container = await engine.docker.createContainer(
-    containerSpec({ id: row.id, route: row.route, image: plan.image, env: plan.env, home: homeId, secrets: row.secrets.length > 0 }),
+    containerSpec({ id: row.id, route: row.route, image: plan.image, env: plan.env, home: homeId, secrets: row.secrets.length > 0, shape: shapeOf(row.options) }),
   )
   const containerId = container.id
   if (plan.fillFrom) await plan.fillFrom(containerId)

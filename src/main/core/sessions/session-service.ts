@@ -1,7 +1,7 @@
 // The session verbs of the foundation: create, list, show, exec, finish. Every state change goes
 // through the Lifecycle (compare-and-set + events log).
 import type Dockerode from 'dockerode'
-import type { Session, SessionState, SessionSummary } from '../../../shared/models'
+import type { Limits, RestartPolicy, Session, SessionState, SessionSummary } from '../../../shared/models'
 import { BerthError, reasonOf, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
@@ -18,6 +18,7 @@ import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines
 import { startExec, type ExecOptions } from './exec'
 import type { Lifecycle } from './lifecycle'
 import { isNotFound } from '../engines/docker-errors'
+import { mainOf, shapeOptions, type SessionShape } from './session-shape'
 
 export interface CreateSessionInput {
   server?: string | undefined
@@ -27,6 +28,10 @@ export interface CreateSessionInput {
   workspace?: string | undefined
   /** names of stored secrets, installed as files under /run/berth/secrets/ on every start */
   secrets?: string[] | undefined
+  /** what it may use of its server (the settings' defaults already merged in) */
+  limits?: Limits | undefined
+  /** when the image's own main process stops by itself (default on-failure) */
+  restart?: RestartPolicy | undefined
   op?: string | undefined
 }
 
@@ -202,7 +207,17 @@ export class SessionService {
       if (step) steps.push(step)
     }
     await engine.ready()
-    const row = creatingRow({ id, name: input.name ?? route, server: serverName, image: input.image, route, env: input.env ?? {}, secrets: input.secrets ?? [], workspace: null })
+    const row = creatingRow({
+      id,
+      name: input.name ?? route,
+      server: serverName,
+      image: input.image,
+      route,
+      env: input.env ?? {},
+      secrets: input.secrets ?? [],
+      workspace: null,
+      options: { limits: input.limits ?? {} },
+    })
     for (const step of steps) Object.assign(row, step.row)
     this.sessions.insert(row)
     this.lifecycle.note(id, 'created', { server: serverName, image: input.image, route })
@@ -212,9 +227,14 @@ export class SessionService {
     try {
       await ensureImage({ target: engine, ref: input.image, homeId: this.homeId, candidates: () => this.candidates(), progress })
       progress.stage('create', `creating the container on ${serverName}`)
+      // the image's own service stays its main process (Berth's keep-alive only when it has none)
+      const config = (await engine.docker.getImage(input.image).inspect()).Config
+      const shape: SessionShape = { main: mainOf(config, input.restart ?? 'on-failure'), limits: input.limits ?? {} }
+      row.options = { ...row.options, ...shapeOptions(shape) }
+      this.sessions.patch(id, { options: row.options }, nowIso())
       await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
       const container = await engine.docker.createContainer(
-        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId, secrets: row.secrets.length > 0 }),
+        containerSpec({ id, route, image: input.image, env: row.env, home: this.homeId, secrets: row.secrets.length > 0, shape }),
       )
       containerId = container.id
       this.sessions.patch(id, { containerId }, nowIso())

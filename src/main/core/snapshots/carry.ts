@@ -6,6 +6,7 @@
 // With the root helper on both sides the parts go as one stream, read from Docker's own folders and
 // unpacked by root as they arrive (no extra pass over the bytes); without it, the writable layer
 // travels in a committed image and the workspace through the docker CLI, staged part by part.
+import { shapeOf } from '../sessions/session-shape'
 import { dirname } from 'node:path'
 import type Dockerode from 'dockerode'
 import { BerthError } from '../../../shared/errors'
@@ -80,7 +81,7 @@ export async function carryContainer(transfer: Transfer, req: CarryRequest): Pro
     await removeVolume(target, volumeName(req.row.id))
     await ensureWorkspaceVolume(target, req.row.id, req.homeId)
     return await target.docker.createContainer(
-      containerSpec({ id: req.row.id, route: req.row.route, image, env: req.env, home: req.homeId, secrets: req.row.secrets.length > 0 }),
+      containerSpec({ id: req.row.id, route: req.row.route, image, env: req.env, home: req.homeId, secrets: req.row.secrets.length > 0, shape: shapeOf(req.row.options) }),
     )
   }
 

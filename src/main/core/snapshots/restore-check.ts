@@ -1,5 +1,6 @@
 // A test restore: the snapshot is restored into a throwaway container on its server (memory too,
 // when it has some), checked to keep running, then removed. The snapshot records that it restores.
+import { shapeOf } from '../sessions/session-shape'
 import type { Snapshot } from '../../../shared/models'
 import { BerthError } from '../../../shared/errors'
 import { progressOn } from '../progress'
@@ -34,6 +35,7 @@ export async function testRestore(svc: SnapshotService, ref: string, op?: string
       env: snap.detail.env ?? {},
       home: svc.ctx.homeId,
       secrets: (snap.detail.secrets ?? []).length > 0,
+      shape: shapeOf(snap.detail.shape),
     })
     spec.name = name
     spec.Labels = labels

@@ -1,6 +1,8 @@
 // A new session made from a snapshot: `session create --from` and each of a fork's sessions. It gets
 // its own id, route and workspace branch; its files (and memory, when the snapshot has it and the
 // server can restore it) come from the snapshot.
+import { shapeOf, shapeOptions } from '../sessions/session-shape'
+import type { Limits } from '../../../shared/models'
 import type { Session } from '../../../shared/models'
 import { BerthError, reasonOf } from '../../../shared/errors'
 import type { Engine } from '../engines/engine'
@@ -30,6 +32,8 @@ export interface FromSnapshotInput {
   op?: string | undefined
   /** bring the snapshot's memory back when it has some (default) */
   memory?: boolean
+  /** limits that replace the snapshot's, one by one */
+  limits?: Limits | undefined
 }
 
 export interface FromSnapshotResult {
@@ -133,7 +137,7 @@ export async function sessionFromSnapshot(svc: SnapshotService, input: FromSnaps
     env,
     secrets: input.secrets ?? d.secrets ?? [],
     workspace,
-    options: { originImage: d.originImage ?? snapshot.imageRef, snapshotHead: snapshot.id },
+    options: { originImage: d.originImage ?? snapshot.imageRef, snapshotHead: snapshot.id, ...shapeOptions(shapeOf(d.shape)), ...(input.limits ? { limits: { ...shapeOf(d.shape).limits, ...input.limits } } : {}) },
   })
   ctx.sessionsRepo.insert(row)
   ctx.lifecycle.note(id, 'created', { server: serverName, from: snapshot.id, route, verb: input.verb })

@@ -1,5 +1,6 @@
 // Snapshots: tag-qualified names (nightly:v1, nightly:v2), pages newest first, what each holds on
 // its server, retention of automatic checkpoints, and the session lineage (parent links).
+import { shapeOf, shapeOptions } from '../sessions/session-shape'
 import type { z } from 'zod'
 import type { SnapshotPage } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence } from '../../../shared/errors'
@@ -174,6 +175,7 @@ export class SnapshotService {
       workspace: row.workspace,
       originImage: typeof row.options.originImage === 'string' ? row.options.originImage : row.image,
       secrets: row.secrets,
+      shape: shapeOptions(shapeOf(row.options)),
     }
     const auto = AUTOMATIC.includes(opts.reason)
     const inserted = this.ctx.repo.insert({

@@ -11,6 +11,7 @@ import { testRestore } from './restore-check'
 import { restart } from './restart'
 import { rewind } from './rewind'
 import { sessionFromSnapshot } from './session-from-snapshot'
+import { limitsWithDefaults } from '../sessions/session-shape'
 import type { SnapshotService } from './snapshot-service'
 import type { Transfer } from './transfer'
 
@@ -63,13 +64,14 @@ export function snapshotCalls(core: Core, service: SnapshotService, transfer: Tr
           name: a.name,
           env: a.env,
           secrets: a.secrets,
+          limits: a.limits,
           verb: 'create',
           op: a.op,
         })
         return made.session
       }
       if (!a.image) throw new BerthError('usage', 'give an image or a snapshot to start from')
-      return await core.sessions.create({ ...a, image: a.image })
+      return await core.sessions.create({ ...a, image: a.image, limits: limitsWithDefaults(core.settings.get(), a.limits) })
     },
   }
 }

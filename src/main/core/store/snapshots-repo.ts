@@ -22,6 +22,8 @@ export interface SnapshotDetail {
   /** the image the session was first made from */
   originImage?: string
   secrets?: string[]
+  /** the session's main process and limits (sessions/session-shape.ts), made again with it */
+  shape?: Record<string, unknown>
   layerBytes?: number
   volumeBytes?: number
   note?: string
