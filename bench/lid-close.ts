@@ -91,7 +91,12 @@ async function pauseAll(
     const r = berth(['pause', '--all', '--wait', ...(opts.deadline ? ['--deadline', String(opts.deadline)] : []), '--json'])
     const ms = performance.now() - t0
     const out = JSON.parse(r.stdout || '{}') as { results?: Array<{ result?: { paused: boolean; durable?: boolean } }>; ms?: number; frozenMs?: number | null; durableMs?: number | null; deadlineMs?: number }
-    if (!out.results) throw new Error(`pause --all failed (${cli}): ${r.stdout || r.stderr}`)
+    if (!out.results) {
+      // what the daemon said is kept for whoever reads the failure (the home goes)
+      const kept = mkdtempSync('/tmp/berth-bench-lid-logs-')
+      execFileSync('cp', ['-r', join(home.home, 'logs'), kept])
+      throw new Error(`pause --all failed (${cli}; the daemon's logs are in ${kept}): ${r.stdout || r.stderr}`)
+    }
     const durable = out.results.filter((x) => x.result?.paused && x.result.durable).length
     const paused = out.results.filter((x) => x.result?.paused).length
     return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: out.frozenMs ?? null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, paused, n, deadlineMs: out.deadlineMs ?? null }

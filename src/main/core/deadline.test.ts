@@ -15,4 +15,10 @@ describe('waiting with a limit', () => {
     expect(await within(failsLater, 5, () => 'late')).toBe('late')
     await after(40, null) // an unhandled rejection here would fail the run
   })
+
+  it('fails the call when the stand-in throws, and the process goes on', async () => {
+    // (a pause past its deadline whose session never froze says so by throwing)
+    await expect(within(after(200, 'done'), 5, () => { throw new Error('did not pause within its deadline') })).rejects.toThrow('did not pause within its deadline')
+    await after(20, null)
+  })
 })
