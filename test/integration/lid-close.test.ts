@@ -260,10 +260,15 @@ describe('the lid-close promise under failure', () => {
       }
     }
 
-    /** The call returns by its deadline: the core answers within it, the whole call within a second more. */
+    /**
+     * The call returns by its deadline: the command gives the core what is left of it once the
+     * process has started (never less than a second less here), the core answers within that, and
+     * the whole call ends within a second more.
+     */
     function expectKeptDeadline(r: { took: number; result: { ms: number; deadlineMs: number } }, deadline: number): void {
-      expect(r.result.deadlineMs).toBe(deadline * 1000)
-      expect(r.result.ms).toBeLessThanOrEqual(deadline * 1000)
+      expect(r.result.deadlineMs).toBeLessThanOrEqual(deadline * 1000)
+      expect(r.result.deadlineMs).toBeGreaterThan(deadline * 1000 - 3000)
+      expect(r.result.ms).toBeLessThanOrEqual(r.result.deadlineMs)
       expect(r.took).toBeLessThan(deadline * 1000 + 1000)
     }
 

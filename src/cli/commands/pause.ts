@@ -45,6 +45,15 @@ const deadlineOf = (p: Parsed, usage: string): number | undefined => {
   return n
 }
 
+/** Printing the answer and exiting, kept out of the core's share of a --deadline. */
+const EXIT_SECONDS = 0.2
+
+/**
+ * The deadline counts from when this command started, as the sleep hook's window does: the time
+ * the process took to start and reach the core (seconds on a busy laptop) is not the core's to spend.
+ */
+const leftOf = (deadline: number): number => Math.max(1, Math.round((deadline - process.uptime() - EXIT_SECONDS) * 1000) / 1000)
+
 export function describeResume(name: string, r: ResumeResult): string {
   if (!r.resumed) return `session ${name} is already running`
   const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
@@ -90,8 +99,9 @@ export const pauseCommands: Command[] = [
       const id = p.positionals[0]
       if (all && id) throw new UsageError('pass either an ID or --all, not both', PAUSE_USAGE)
       if (!all && !id) throw new UsageError('missing the session to pause (an ID, or --all)', PAUSE_USAGE)
-      const deadlineSeconds = deadlineOf(p, PAUSE_USAGE)
+      const deadline = deadlineOf(p, PAUSE_USAGE)
       const { c, op } = await withProgress(io)
+      const deadlineSeconds = deadline === undefined ? undefined : leftOf(deadline)
       const memory = bool(p, 'no-memory') ? false : undefined
       if (!all) {
         const r = await c.call('session.pause', { id: id!, wait: bool(p, 'wait'), memory, deadlineSeconds, op })

@@ -38,6 +38,11 @@ export interface PauseApi {
 export const PAUSE_ALL_REACH_MS = 3_000
 /** A --wait answer leaves this much of the deadline for itself to cross the door. */
 const ANSWER_MARGIN_MS = 100
+/**
+ * pause --all answers for many sessions at once: on a busy laptop its timers fire late and the
+ * answers are gathered after them, so it keeps this much more of the deadline in hand.
+ */
+const ALL_ANSWER_MARGIN_MS = 400
 
 export class PauseService implements PauseApi {
   private readonly ctx: PauseContext
@@ -180,7 +185,7 @@ export class PauseService implements PauseApi {
         const unreachable = await reach.get(r.server)!
         if (unreachable) return { ...base, error: { ...unreachable, message: `${unreachable.message}: ${r.name} was not paused and keeps running there` } }
         try {
-          const left = Math.max(1000, deadlineMs - msSince(t0))
+          const left = Math.max(1000, deadlineMs - msSince(t0) - ALL_ANSWER_MARGIN_MS)
           return { ...base, result: await this.pause(r.id, { ...req, deadlineMs: left, overflow: req.overflow ?? 'frozen', plan: plans.get(r.id), turn: turns.get(r.id) || undefined }) }
         } catch (e) {
           return { ...base, error: toErrorBody(e) }
