@@ -68,3 +68,10 @@ export function when(iso: string, now = Date.now()): string {
   const stamp = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
   return `${ago(iso, now)} (${stamp})`
 }
+
+/** What create tells of a devcontainer.json's keys Berth did not act on (null: none), and that Features may come later. */
+export function ignoredLine(ignored: readonly string[]): string | null {
+  if (!ignored.length) return null
+  const features = ignored.includes('features') ? ' (Dev Container Features are not supported yet; they may come in a later Berth)' : ''
+  return `ignored: ${ignored.join(', ')}${features}`
+}
