@@ -45,7 +45,7 @@ export function shapeOf(options: Record<string, unknown> | undefined): SessionSh
   const main = MainSpec.safeParse(options?.main)
   const limits = Limits.safeParse(options?.limits ?? {})
   const dev = options?.dev === undefined ? null : DevShape.safeParse(options.dev)
-  return { main: main.success ? main.data : null, limits: limits.success ? limits.data : {}, dev: dev?.success ? dev.data : null }
+  return { main: main.success ? main.data : null, limits: limits.success ? limits.data : {}, ...(dev?.success ? { dev: dev.data } : {}) }
 }
 
 /** The options that carry a shape (what a snapshot keeps to make a session like it again). */
