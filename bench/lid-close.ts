@@ -4,10 +4,13 @@
 // git ref, built into a scratch folder): seconds until every session is frozen with its files
 // durable (target: under 1.5 s for N = 8), until every memory checkpoint is durable (target: within
 // the 5 s window logind gives by default), and, with a CRIU that hangs, until the call returns
-// (target: never past the deadline).
+// (target: never past the deadline). Beside them, the disk floor: N x 256 MiB of random bytes
+// written and fsynced to the filesystem the checkpoints go to, in the same run (no pause can make
+// its memory durable faster than the disk takes it).
 //   npx tsx bench/lid-close.ts      (BENCH_NS="1 4 8", BENCH_MIB=256, BENCH_BASELINE=2540e7c)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { BerthHome } from '../test/support/berth'
 import { PrivateDockerd } from '../test/support/dockerd'
@@ -105,13 +108,32 @@ async function pauseAll(
   }
 }
 
+/** ms to write n x MIB of random bytes and fsync each file, where the local engine keeps its checkpoints. */
+function diskFloorMs(n: number): number {
+  const root = execFileSync('docker', ['-H', `unix://${h.localSocket}`, 'info', '-f', '{{.DockerRootDir}}'], { encoding: 'utf8' }).trim()
+  const dir = mkdtempSync(join(root, 'berth-bench-floor-'))
+  const chunk = randomBytes(MIB * 1024 * 1024)
+  try {
+    const t0 = performance.now()
+    for (let i = 0; i < n; i++) {
+      const fd = openSync(join(dir, String(i)), 'w')
+      writeSync(fd, chunk)
+      fsyncSync(fd)
+      closeSync(fd)
+    }
+    return performance.now() - t0
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 const s = (ms: number | null) => (ms === null ? '-' : fmt(ms / 1000))
 
 async function main(): Promise<void> {
   const current = join(ROOT, 'out', 'cli', 'berth.cjs')
   const baseline = baselineCli()
   const rows: Array<Array<string | number>> = [
-    ['N x 256 MiB (half on the office server)', `${BASELINE}: all durable s`, 'now: all frozen + files durable s', 'now: all memory durable s', 'durable by the deadline', 'deadline s', 'target frozen < 1.5 s', `target durable <= ${WINDOW_S} s`],
+    ['N x 256 MiB (half on the office server)', `${BASELINE}: all durable s`, 'now: all frozen + files durable s', 'now: all memory durable s', 'disk floor s', 'durable by the deadline', 'deadline s', 'target frozen < 1.5 s', `target durable <= ${WINDOW_S} s`],
   ]
   for (const n of NS) {
     // (a baseline that fails on this machine is reported as such; the rest of the run goes on)
@@ -122,11 +144,13 @@ async function main(): Promise<void> {
     const now = await pauseAll(current, n)
     // and when the window is not the limit: how long until every memory checkpoint is durable
     const unbounded = await pauseAll(current, n, { deadline: 120 })
+    const floor = diskFloorMs(n)
     rows.push([
       `N = ${n}`,
       before ? s(before.durableMs ?? before.ms) : 'failed',
       s(now.frozenMs),
       now.durableMs !== null ? s(now.durableMs) : `${s(unbounded.durableMs)} (past the window)`,
+      s(floor),
       `${now.durable} of ${n}`,
       s(now.deadlineMs),
       now.frozenMs !== null && now.frozenMs < 1500 ? 'met' : 'missed',
