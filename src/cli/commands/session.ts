@@ -4,7 +4,7 @@ import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
-import { ago, bytes, duration, ignoredLine, when } from '../../shared/format'
+import { ago, bytes, duration, ignoredLine, replicaLine, when } from '../../shared/format'
 import { LIMIT_OPTIONS, limitsLine, parseLimits, parseRestart, RESTART_OPTION } from './session-limits'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
@@ -31,7 +31,7 @@ export function showSession(s: Session): void {
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
     ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
-    ['replica', s.replica ? `${s.replica.kind} copy on ${s.replica.server} of ${when(s.replica.at)}${s.replica.behindSeconds ? `, ${duration(s.replica.behindSeconds)} behind` : ', up to date'}${s.replica.failure ? ` (${s.replica.failure})` : ''}` : undefined],
+    ['replica', s.replica ? replicaLine(s.replica) : undefined],
     ['source', s.source ? `${s.source.file} (${s.source.built ? 'built on ' + s.server + ' as ' : 'image '}${s.source.image}${s.source.user ? `, user ${s.source.user}` : ''}${s.source.ports.length ? `, ports ${s.source.ports.join(', ')}` : ''})` : undefined],
     ['ignored', s.source?.ignored.length ? s.source.ignored.join(', ') : undefined],
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
