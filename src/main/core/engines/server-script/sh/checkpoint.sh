@@ -304,6 +304,25 @@ cmd_checkpoint_remove() {
   if can_root 2>/dev/null; then as_root root-remove-checkpoint "$CID" "$ROOT" "$2"; fi
   echo "removed 1"
 }
+# live_resume C PID: the container runs again after a live capture, and Docker records it running.
+# A CRIU killed half way through the dump can leave the cgroup thawed while Docker still records the
+# container paused: runc then refuses to resume a container it sees running, and docker unpause
+# fails. So the cgroup is made what Docker records (frozen) and docker unpause is tried again, until
+# Docker records it unpaused (5 s at most); the cgroup is thawed whatever happened.
+live_resume() {
+  lr_i=0
+  while :; do
+    docker unpause "$1" >/dev/null 2>&1
+    inspect_container "$1" && [ "$STATUS" != paused ] && break
+    lr_i=$((lr_i + 1))
+    [ $lr_i -ge 25 ] && break
+    as_root root-freezer "$2" frozen
+    sleep 0.2
+  done
+  as_root root-freezer "$2" thawed
+  [ "$STATUS" = paused ] && echo "note Docker still records the container paused after the snapshot; Berth thawed its processes"
+  return 0
+}
 # checkpoint-live C NAME IMAGE COMMENT BUDGET_MS: a running container's memory and disk in one brief
 # freeze, the container left running: exec sessions end first (CRIU cannot dump them; terminals
 # reattach), the container is frozen, its writable layer committed as IMAGE, its memory dumped into
@@ -326,15 +345,18 @@ cmd_checkpoint_live() {
     docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
     fail "docker commit failed: $(echo "$err" | head -n 1)"
   fi
+  pid=$PID
   out=$(as_root root-checkpoint-live "$CID" "$ROOT" "$name" "$PID" "$budget")
-  docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
-  now_ms; echo "freeze-ms $(( NOW - t0 ))"
+  # read before live_resume: inspect_container sets $out too
   bytes=$(printf '%s\n' "$out" | awk '/^bytes / {print $2}')
+  dump_ms=$(printf '%s\n' "$out" | awk '/^ms / {print $2}')
+  why=$(printf '%s\n' "$out" | sed -n 's/^why //p' | head -n 1)
+  live_resume "$c" "$pid"
+  now_ms; echo "freeze-ms $(( NOW - t0 ))"
   if [ -n "$bytes" ]; then
     echo "bytes $bytes"
-    printf '%s\n' "$out" | awk '/^ms / {print "dump-ms " $2}'
+    if [ -n "$dump_ms" ]; then echo "dump-ms $dump_ms"; fi
   else
-    why=$(printf '%s\n' "$out" | sed -n 's/^why //p' | head -n 1)
     echo "memory-failed ${why:-the memory dump failed}"
   fi
   inspect_container "$c" && [ "$STATUS" = running ] || echo "note the container is $STATUS after the snapshot"
