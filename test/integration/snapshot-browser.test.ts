@@ -146,7 +146,7 @@ describe('the snapshot browser', () => {
     const after = (await listed()).find((x) => x.id === 'pz.pause:v1')
     expect(after).toMatchObject({ reason: 'pause', kind: whilePaused!.kind })
     expect(after!.note).toMatch(/the session resumed from it/)
-    expect((await berth.run(['snapshot', 'show', 'pz.pause:v1'])).stdout).toMatch(/note +the checkpoint of a pause; the session resumed from it/)
+    expect((await berth.run(['snapshot', 'show', 'pz.pause:v1'])).stdout).toMatch(/note: +the checkpoint of a pause; the session resumed from it/)
     expect((await berth.json(['snapshot', 'timeline', 'pz'])).items.map((x: { id: string }) => x.id)).toEqual(['pz.pause:v1'])
     const refused = await berth.run(['session', 'create', '--from', 'pz.pause:v1', '--name', 'pz-child'])
     expect(refused.code).not.toBe(0)
