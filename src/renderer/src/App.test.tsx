@@ -209,6 +209,24 @@ describe('the session view', () => {
     expect(within(view).getAllByText('resuming').length).toBeGreaterThan(0)
     expect(within(view).getByText('ssh -p 2200 calm-otter@127.0.0.1')).toBeTruthy()
   })
+  it("shows the session's replica as the contract has it, and marks one that fell behind", async () => {
+    const at = new Date(Date.now() - 5 * 60_000).toISOString()
+    const s = session({ name: 'kept', state: 'paused', mode: 'disk', durable: true, replica: { server: 'office', at, kind: 'disk', behindSeconds: 0, failure: null } })
+    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
+    bootApp(client, `#/sessions/${s.id}`)
+    const view = await screen.findByRole('region', { name: 'session kept' })
+    const replica = await within(view).findByRole('region', { name: 'replica' })
+    expect(within(replica).getByText(/^disk copy on office of 5 min ago \(.*\), up to date$/)).toBeTruthy()
+    expect(within(replica).getByText(/up to date/).getAttribute('title')).toBe(at)
+    // a seal its target could not take: behind, with the reason, marked
+    act(() => client.emit('session.changed', { ...s, state: 'running', mode: null, replica: { server: 'office', at, kind: 'memory', behindSeconds: 190, failure: 'office does not answer' } }))
+    const line = within(replica).getByText(/behind/)
+    expect(line.textContent).toMatch(/^● memory copy on office of 5 min ago \(.*\), 3 min behind \(office does not answer\)$/)
+    expect(line.className).toBe('unsaved')
+    // a session whose target is none shows no replica at all
+    act(() => client.emit('session.changed', { ...s, replica: null }))
+    expect(within(view).queryByRole('region', { name: 'replica' })).toBeNull()
+  })
 })
 
 describe('a pause in the session view', () => {
@@ -260,6 +278,24 @@ describe('creating a session', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
     await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: created.id }))
     expect(client.callsOf('session.create')[0]).toMatchObject({ server: 'local', image: 'berth-tiny:latest', name: 'fresh', env: { A: '1', B: 'two=2' } })
+  })
+
+  it("offers to start from a folder's devcontainer.json, the workspace's when no folder is named", async () => {
+    const created = session({ name: 'webapp' })
+    const client = new FakeClient().handle('session.list', () => []).handle('session.create', () => created).fail('view.list', 'conflict', 'not yet')
+    const stores = bootApp(client)
+    fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
+    const dialog = await screen.findByRole('dialog', { name: 'New session' })
+    fireEvent.click(within(dialog).getByLabelText("From this folder's devcontainer.json"))
+    expect(within(dialog).queryByLabelText('image')).toBeNull()
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toMatch(/^name the project folder/)
+    fireEvent.change(within(dialog).getByLabelText('workspace'), { target: { value: '/home/me/src/webapp' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: created.id }))
+    const call = client.callsOf('session.create')[0]
+    expect(call).toMatchObject({ server: 'local', devcontainer: '/home/me/src/webapp', workspace: '/home/me/src/webapp' })
+    expect(call).not.toHaveProperty('image')
   })
 })
 
