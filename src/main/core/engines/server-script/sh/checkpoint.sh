@@ -84,6 +84,19 @@ end_checkpoint() {
   wait "$1" 2>/dev/null
 }
 
+# dump_failure_why LOG: why CRIU's dump failed, from its log: the first error that stopped it (CRIU
+# logs a harmless RLIMIT_NOFILE error first when it cannot raise its own limit), or the cause in
+# words when it is one Berth knows.
+dump_failure_why() {
+  if dump_unsupported "$1"; then
+    echo "this server's CRIU cannot save the session's network sockets (a server or a connection it holds) on Linux $(uname -r): from 6.16 the kernel refuses a socket option that CRIU before 4.2 reads"
+    return 0
+  fi
+  grep -E 'Error|error' "$1" 2>/dev/null | grep -v 'RLIMIT_NOFILE' | head -n 1 | cut -c1-200
+}
+# dump_unsupported LOG: the dump failed on something no other way of dumping avoids on this server
+dump_unsupported() { grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; }
+
 # root-checkpoint CID ROOT NAME PID BUDGET_MS PAUSED [SYNC_PATH...]: a CRIU dump through containerd's
 # own client, which writes the images straight to disk (Docker's API copies them through
 # containerd's content store: 10x slower and never fsync'd). A dump still running after BUDGET_MS
@@ -91,7 +104,8 @@ end_checkpoint() {
 # froze it first); a dump that fails leaves the cgroup frozen again, as Docker expects, else thawed.
 # Prints "stage stopped" once the container is stopped, then makes everything durable and prints
 # "bytes N" and "ms N" (the dump's time). Fails with "why TEXT" and a code: 3 exists, 4 no ctr,
-# 5 the dump failed, 28 no space left, 124 out of time, 6-8 the files could not be made durable.
+# 5 the dump failed, 28 no space left, 29 CRIU cannot dump this session here (Docker's path would fail
+# alike), 124 out of time, 6-8 the files could not be made durable.
 cmd_root_checkpoint() {
   shift; id=$1 root=$2 name=$3 pid=$4 budget=$5 paused=$6; shift 6
   checkpoint_args_ok "$id" "$root" "$name" || return 2
@@ -125,7 +139,9 @@ cmd_root_checkpoint() {
   now_ms; dump_ms=$(( NOW - t_start ))
   freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
-    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    why=$(dump_failure_why "$work/dump.log")
+    unsupported=
+    dump_unsupported "$work/dump.log" && unsupported=1
     full=
     grep -q 'No space left on device' "$work/dump.log" 2>/dev/null && full=1
     [ -z "$full" ] && [ "$(df -P "$stage" 2>/dev/null | awk 'NR == 2 {print $4}')" = 0 ] && full=1
@@ -145,6 +161,7 @@ cmd_root_checkpoint() {
       echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"
       return 28
     fi
+    if [ -n "$unsupported" ]; then echo "why $why"; return 29; fi
     echo "why the fast checkpoint failed: ${why:-ctr exit $rc}"
     return 5
   fi
@@ -252,7 +269,7 @@ cmd_root_checkpoint_live() {
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
   now_ms; dump_ms=$(( NOW - t_start ))
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
-    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    why=$(dump_failure_why "$work/dump.log")
     rm -rf "$stage" "$work"
     [ -n "$late" ] && { echo "why the memory dump did not finish within $(( budget / 1000 )) s; Berth ended it"; return 124; }
     echo "why the memory dump failed: ${why:-ctr exit $rc}"
