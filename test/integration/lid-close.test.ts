@@ -336,6 +336,61 @@ describe('the lid-close promise under failure', () => {
     })
   })
 
+  it("pause --all freezes a server's sessions together; one whose docker pause hangs holds none of the others, and keeps running, said so", async () => {
+    // Berth's docker client on this laptop, through a wrapper whose `docker pause` never returns for
+    // one container (as Docker's does for a container an exec is wedged in); every other call is Docker's own
+    const shim = mkdtempSync('/tmp/berth-docker-shim-')
+    const hangFile = join(shim, 'hang')
+    writeFileSync(hangFile, 'none\n')
+    const realDocker = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim()
+    writeFileSync(
+      join(shim, 'docker'),
+      `#!/bin/sh\nif [ "$1" = pause ]; then read -r hang < ${hangFile}; for a; do [ "$a" = "$hang" ] && exec sleep 3600; done; fi\nexec ${realDocker} "$@"\n`,
+      { mode: 0o755 },
+    )
+    const other = new BerthHome('lid-close-batch')
+    const otherEnv = { ...env, PATH: `${shim}:${process.env.PATH}` }
+    const o = <T = any>(args: string[]) => other.json<T>(args, { env: otherEnv })
+    try {
+      expect((await o(['server', 'test', 'local'])).memoryPause).toMatchObject({ available: true })
+      const sessions: Array<{ id: string; containerId: string }> = []
+      for (let i = 0; i < 3; i++) {
+        const s = await o(['session', 'create', '--image', h.tinyImage])
+        await other.run(['exec', s.id, '--', 'sh', '-c', '(dd if=/dev/zero bs=16M count=1 | sleep 3600) </dev/null >/dev/null 2>&1 &'], { env: otherEnv })
+        sessions.push({ id: s.id, containerId: (await o(['session', 'show', s.id])).containerId })
+      }
+      const [a, stuck, c] = sessions as [(typeof sessions)[number], (typeof sessions)[number], (typeof sessions)[number]]
+      writeFileSync(hangFile, `${stuck.containerId}\n`)
+
+      const t0 = Date.now()
+      const r = await other.run(['pause', '--all', '--wait', '--deadline', '8', '--json'], { env: otherEnv })
+      expect(Date.now() - t0).toBeLessThan(9000)
+      const all = JSON.parse(r.stdout)
+      const byId = new Map((all.results as Array<{ id: string; result?: { paused: boolean; frozenMs?: number }; error?: { message: string } }>).map((x) => [x.id, x]))
+      // the others were frozen (with their files durable) by the server's one freeze, within the window
+      for (const s of [a, c]) {
+        expect(byId.get(s.id)?.result).toMatchObject({ paused: true })
+        expect(byId.get(s.id)!.result!.frozenMs).toBeLessThan(5000)
+        // (frozen still, or stopped with its memory written: never running)
+        const st = (await docker().getContainer(s.containerId).inspect()).State
+        expect(st.Running && !st.Paused).toBe(false)
+      }
+      // the one Docker would not pause was not paused: it says so, and is not left frozen
+      expect(byId.get(stuck.id)?.result).toBeUndefined()
+      expect(byId.get(stuck.id)?.error?.message).toMatch(/did not pause within its deadline|docker pause did not answer/)
+      expect(r.code).not.toBe(0)
+      await until(async () => (await o(['session', 'show', stuck.id])).state === 'running', 'the stuck session to be running again as far as Berth knows', 30_000)
+      expect((await docker().getContainer(stuck.containerId).inspect()).State).toMatchObject({ Running: true, Paused: false })
+
+      writeFileSync(hangFile, 'none\n')
+      for (const s of [a, c]) expect((await o(['resume', s.id])).resumed).toBe(true)
+      expect((await other.run(['exec', stuck.id, '--', 'true'], { env: otherEnv })).code).toBe(0)
+    } finally {
+      await other.cleanup()
+      rmSync(shim, { recursive: true, force: true })
+    }
+  })
+
   it('finds out by itself whether CRIU needs CRIU_FAULT=130, testing CRIU as the engine runs it', async () => {
     // the engine's runc finds CRIU as it comes, with no CRIU_FAULT
     criu.set(`exec ${h.criuPlain} "$@"`)

@@ -4,7 +4,7 @@
 // pausing.ts, resuming.ts and reconciling.ts follow those jobs and record what happened through the
 // Lifecycle (compare-and-set + events log).
 import type { PauseAllResult, PauseResult, ResumeResult } from '../../../shared/contract'
-import { BerthError, toErrorBody, type ErrorBody } from '../../../shared/errors'
+import { BerthError, oneSentence, toErrorBody, type ErrorBody } from '../../../shared/errors'
 import type { Checkpoints } from '../checkpoints/checkpoints'
 import { within } from '../deadline'
 import type { PauseRow } from '../store/pauses-repo'
@@ -18,6 +18,9 @@ import { nextTurn, Pausing, type PauseRequest } from './pausing'
 import { Reconciling } from './reconciling'
 import { Resuming, type ResumeCause } from './resuming'
 import { SessionWork } from './session-work'
+import { FreezeBatch } from './freeze-batch'
+import { freezeAllArgs, parseFreezeAll, type FreezeMember } from '../engines/server-script/freeze-all'
+import { parseFields } from '../engines/server-script/job-protocol'
 
 export type { PauseRequest } from './pausing'
 export type { ResumeCause } from './resuming'
@@ -107,7 +110,7 @@ export class PauseService implements PauseApi {
   // --------------------------------------------------------------------------------------- pause --
 
   async pause(ref: string, req: PauseRequest = {}): Promise<PauseResult> {
-    const t0 = performance.now()
+    const t0 = req.startedAt ?? performance.now()
     const d = this.ctx.d
     const work = this.ctx.work
     let row = d.sessions.resolve(ref)
@@ -184,14 +187,22 @@ export class PauseService implements PauseApi {
     const plans = new Map(this.plan(rows, deadlineMs, req.overflow ?? 'frozen').map((p) => [p.id, p]))
     const turns = new Map(rows.map((r) => [r.id, '']))
     for (const p of [...plans.values()].sort((a, b) => a.order - b.order)) turns.set(p.id, nextTurn())
+    // stage one, per server: its sessions frozen together, their files made durable by one sync
+    const batches = new Map([...reach.keys()].map((s) => [s, this.freezeBatch(s, rows.filter((r) => r.server === s).map((r) => r.id), deadlineMs)]))
     const results = await Promise.all(
       rows.map(async (r) => {
         const base = { id: r.id, name: r.name, server: r.server }
+        const batch = batches.get(r.server)!
         const unreachable = await reach.get(r.server)!
-        if (unreachable) return { ...base, error: { ...unreachable, message: `${unreachable.message}: ${r.name} was not paused and keeps running there` } }
+        if (unreachable) {
+          batch.leave(r.id)
+          return { ...base, error: { ...unreachable, message: `${unreachable.message}: ${r.name} was not paused and keeps running there` } }
+        }
         try {
-          const left = Math.max(1000, deadlineMs - msSince(t0) - ALL_ANSWER_MARGIN_MS)
-          return { ...base, result: await this.pause(r.id, { ...req, deadlineMs: left, overflow: req.overflow ?? 'frozen', plan: plans.get(r.id), turn: turns.get(r.id) || undefined }) }
+          // its times count from this call's start (frozen, durable), and so does its deadline
+          const until = Math.max(msSince(t0) + 1000, deadlineMs - ALL_ANSWER_MARGIN_MS)
+          const req1 = { ...req, deadlineMs: until, startedAt: t0, overflow: req.overflow ?? 'frozen', plan: plans.get(r.id), turn: turns.get(r.id) || undefined, batch }
+          return { ...base, result: await this.pause(r.id, req1).finally(() => batch.leave(r.id)) }
         } catch (e) {
           return { ...base, error: toErrorBody(e) }
         }
@@ -208,6 +219,24 @@ export class PauseService implements PauseApi {
       frozenMs: paused.length && frozen.every((f) => typeof f === 'number') ? Math.max(...(frozen as number[])) : null,
       durableMs: allDurable ? Math.max(0, ...paused.map((r) => r.ms)) : null,
     }
+  }
+
+  /**
+   * The freeze of SERVER's sessions in one step. The server bounds each of its waits (ending exec
+   * sessions, the joint docker pause, then one per container left) by a fifth of the deadline, within
+   * [0.5 s, 1.5 s]; the core gives it three times that and a second for the connection and the sync.
+   */
+  private freezeBatch(server: string, sessions: string[], deadlineMs: number): FreezeBatch {
+    const limitMs = Math.min(1500, Math.max(500, Math.round(deadlineMs / 5)))
+    const run = async (members: FreezeMember[]) => {
+      const r = await this.ctx.d.checkpoints.runner(server).run(freezeAllArgs(members, limitMs))
+      if (r.code !== 0) throw new Error(parseFields(r.stdout).get('error')?.[0] ?? oneSentence(r.stderr || `exit ${r.code ?? 'on a dropped connection'}`))
+      return parseFreezeAll(
+        r.stdout,
+        members.map((m) => m.facts[0]!),
+      )
+    }
+    return new FreezeBatch(sessions, run, limitMs * 3 + 1000)
   }
 
   /** The dumps a pause of ROWS within DEADLINE_MS would plan (servers that cannot dump memory have none). */

@@ -18,6 +18,7 @@ import { isPauseMode, jobFollower, msSince, progressOf, shownName, type PauseCon
 import { containerOf } from '../sessions/container-spec'
 import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump } from './pause-planner'
 import type { Work } from './session-work'
+import type { BatchFreeze, FreezeGate } from './freeze-batch'
 
 export interface PauseRequest {
   /** return once the pause is durable (fsync'd on the server, committed in the store) */
@@ -36,6 +37,10 @@ export interface PauseRequest {
   plan?: PlannedDump | undefined
   /** the turn of its dump in its server's order */
   turn?: string | undefined
+  /** pause --all's stage one: the session is frozen with the others of its server (freeze-batch.ts) */
+  batch?: FreezeGate | undefined
+  /** when the pause began (performance.now()), if before this call: pause --all's start, which its times count from */
+  startedAt?: number | undefined
 }
 
 type Paused = Extract<PauseResult, { paused: true }>
@@ -109,9 +114,12 @@ export class Pausing {
     let o: JobOutcome
     try {
       const facts = await containerFacts(d.engines, row.server, containerId)
+      const batch = await this.freezeWithOthers(row, pause, requested, facts, req.batch, w, t0, progress)
       // where the time goes before the server starts (the job's own stages are timed on the server)
       pause.detail.core = { prepareMs: msSince(t0) }
       const options = [
+        // frozen with the others of its server, its files durable: the job does not freeze it again
+        ...(batch?.frozen ? ['frozen=1', `ended=${batch.execsEnded}`] : []),
         // the server wraps up a little before the core's own deadline, so its outcome arrives in time
         `deadline=${Math.max(1000, Math.round(deadlineMs - msSince(t0) - JOB_MARGIN_MS))}`,
         `overflow=${req.overflow ?? 'disk'}`,
@@ -125,6 +133,38 @@ export class Pausing {
     const result = await this.finish(row.id, pause, o, w, t0)
     progress.done('pause', result.paused ? `${row.name} is paused (${result.mode}${result.durable ? ', durable' : ''})` : `${row.name} was already paused`)
     return result
+  }
+
+  /**
+   * Stage one with the other sessions of its server (pause --all): once frozen there, the session is
+   * paused (frozen, its files durable) from that moment, and its job only writes its memory. A session
+   * the batch could not freeze is frozen by its own job, as a single pause is.
+   */
+  private async freezeWithOthers(
+    row: SessionRow,
+    pause: PauseRow,
+    requested: PauseMode,
+    facts: string[],
+    gate: FreezeGate | undefined,
+    w: Work,
+    t0: number,
+    progress: ReturnType<typeof progressOf>,
+  ): Promise<BatchFreeze | null> {
+    if (!gate) return null
+    if (requested === 'disk' || facts.length < 3) {
+      gate.leave(row.id)
+      return null
+    }
+    const f = await gate.join(row.id, { facts, mode: requested === 'memory' ? 'memory' : 'frozen' })
+    if (!f.frozen) {
+      pause.detail.batch = { frozen: false, reason: f.reason }
+      return f
+    }
+    pause.detail.batch = { frozen: true }
+    pause.detail.frozenMs = Math.max(0, Math.round(f.atMs - t0))
+    progress.stage('pause', `${row.name} is frozen with its files durable${requested === 'memory' ? '; writing its memory' : ''}`)
+    this.paused(row.id, pause, 'frozen', w, t0)
+    return f
   }
 
   private planOne(row: SessionRow, deadlineMs: number, overflow: 'frozen' | 'disk'): PlannedDump {
@@ -175,6 +215,8 @@ export class Pausing {
     }
     if (l.kind !== 'stage') return
     if (l.stage === 'frozen') {
+      // (frozen already by its server's batch: that moment is the one that counts)
+      if (typeof pause.detail.frozenMs === 'number') return
       pause.detail.frozenMs = msSince(t0)
       progress.stage('pause', `${name} is frozen with its files durable${pause.requested === 'memory' ? '; writing its memory' : ''}`)
       this.paused(id, pause, 'frozen', w, t0)

@@ -24,6 +24,7 @@ dispatch() {
     root-diff-file) cmd_root_diff_file "$@" ;;
     sync) cmd_sync "$@" ;;
     sync-all) cmd_sync_all "$@" ;;
+    freeze-all) cmd_freeze_all "$@" ;;
     probe) cmd_probe "$@" ;;
     follow) shift; cmd_follow "$@" ;;
     probe-memory) cmd_probe_memory "$@" ;;
@@ -52,6 +53,7 @@ dispatch() {
     root-end-runc) cmd_root_end_runc "$@" ;;
     root-freezer) cmd_root_freezer "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
+    root-freeze-prep) cmd_root_freeze_prep "$@" ;;
     root-probe) cmd_root_probe "$@" ;;
     root-criu-facts) cmd_root_criu_facts "$@" ;;
     root-criu-features) cmd_root_criu_features "$@" ;;

@@ -148,14 +148,19 @@ wait_turn() {
 }
 release_turn() { [ -n "${TICKET:-}" ] && rm -f "$TICKET"; TICKET=; }
 
-# freeze_session: docker pause (the freezer can miss a busy process tree: a few tries), with the
-# freeze watcher on (an exec starting as the container freezes would hold it for good)
+# freeze_session: docker pause (the freezer can miss a busy process tree: a few tries, each ended
+# after 10 s at most), with the freeze watcher on (an exec starting as the container freezes would
+# hold it for good). A session frozen already by the server's freeze-all only gets the watcher.
 freeze_session() {
   if [ -n "${PID:-}" ] && can_root 2>/dev/null; then freeze_watch_start "$STATE/watch-$name.$$" "$PID" refreeze; fi
   i=0
   while [ "$STATUS" != paused ]; do
-    err=$(docker pause "$c" 2>&1 >/dev/null) && break
-    i=$((i + 1)); [ $i -ge 5 ] && fail "docker pause failed: $(echo "$err" | head -n 1)"
+    elapsed; fs_ms=$(( deadline - ELAPSED )); [ $fs_ms -gt 10000 ] && fs_ms=10000; [ $fs_ms -lt 1000 ] && fs_ms=1000
+    docker_pause_within "$fs_ms" "$STATE/pause-$name.$$" "$c"; fs_rc=$?
+    err=$(head -n 1 "$STATE/pause-$name.$$.err" 2>/dev/null); rm -f "$STATE/pause-$name.$$" "$STATE/pause-$name.$$.err"
+    [ $fs_rc = 0 ] && break
+    [ $fs_rc = 124 ] && fail "docker pause did not answer within $(secs "$fs_ms") s"
+    i=$((i + 1)); [ $i -ge 5 ] && fail "docker pause failed: $err"
     sleep 0.2; inspect_container "$c"
   done
   STATUS=paused
@@ -279,12 +284,14 @@ dump_in_turn() {
 #   estimate=MS rate=MIBPS overhead=MS  the planner's estimate of the dump, and what it rests on
 #   turn=T       its place in this server's order of dumps
 #   overflow=frozen|disk  what a session whose memory does not fit becomes
+#   frozen=1     the core froze it already, with the others of this server, and made its files
+#                durable (freeze-all, given CID PID UPPER); ended=N exec sessions it ended first
 # Stages: begin, frozen (stopped, files durable; the core answers), stopped (memory: dumped; disk:
 # stopped), durable. The core may pass what it already knows (CID PID UPPER and the volume paths) to
 # spare this script the docker CLI calls (100-200 ms each) on the fast path.
 cmd_pause() {
   shift; c=$1 name=$2 mode=$3 method=$4 image=$5; shift 5
-  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=disk
+  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=disk frozen="" execs_ended=0
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     v=${1#*=}
     case $1 in
@@ -296,6 +303,8 @@ cmd_pause() {
       turn=*) case $v in *[!0-9]*) ;; *) turn=$v ;; esac ;;
       overflow=frozen) overflow=frozen ;;
       overflow=disk) overflow=disk ;;
+      frozen=1) frozen=1 ;;
+      ended=*) is_uint "$v" && execs_ended=$v ;;
       *) fail "unknown pause option: $1" ;;
     esac
     shift
@@ -306,10 +315,13 @@ cmd_pause() {
   on_broken=$overflow
   if [ $# -ge 3 ]; then
     CID=$1 PID=$2 UPPER=$3 STATUS=running; shift 3
+    # (Docker records it paused: freeze_session only starts the watcher)
+    [ -n "$frozen" ] && STATUS=paused
     ROOT=${UPPER%/overlay2/*}
     [ "$ROOT" != "$UPPER" ] || ROOT=$(docker info -f '{{.DockerRootDir}}')
     SYNC_PATHS="$UPPER $*"
   else
+    frozen=''
     inspect_container "$c" || fail "container $c not found"
     SYNC_PATHS="$UPPER $(mount_sources "$c" | tr '\n' ' ')"
   fi
@@ -318,12 +330,12 @@ cmd_pause() {
   LAYOUT='' BYTES=0 REASON='' fallback='' watcher=''
   if [ "$mode" = disk ]; then pause_disk; return; fi
   # exec sessions (terminal clients) end before the freeze: a frozen process cannot die
-  if [ "$mode" = memory ] && can_root 2>/dev/null; then
-    n=$(as_root root-end-execs "$PID")
-    [ "${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
+  if [ -n "$frozen" ]; then n=$execs_ended
+  elif [ "$mode" = memory ] && can_root 2>/dev/null; then n=$(as_root root-end-execs "$PID")
   fi
+  [ "${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   freeze_session
-  sync_paths "$ROOT" $SYNC_PATHS
+  [ -n "$frozen" ] || sync_paths "$ROOT" $SYNC_PATHS
   stage frozen
   if [ "$mode" = memory ]; then dump_in_turn "$method"; return; fi
   # frozen: the memory stays on this server; the disk snapshot is what is durable
