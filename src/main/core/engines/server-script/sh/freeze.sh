@@ -144,12 +144,16 @@ cmd_root_freeze_prep() {
   echo ready
   # the watchers end once the flag goes: freeze-all removes it, and this does within 10 s whatever happens
   ( sleep 10; rm -f "$rf_flag" ) < /dev/null > /dev/null 2>&1 &
+  rf_timer=$! rf_watchers=
   for rf_pm in "$@"; do
     rf_pid=${rf_pm%%:*}
     { is_uint "$rf_pid" && [ "$rf_pid" -gt 1 ]; } || continue
     ( rf_fz=$(freezer_of "$rf_pid") && watch_exec_freeze "$rf_fz" "$rf_flag" "$rf_pid" refreeze | sed "s/^/$rf_pid /" ) &
+    rf_watchers="$rf_watchers $!"
   done
-  wait
+  # shellcheck disable=SC2086 # one pid per word
+  [ -n "$rf_watchers" ] && wait $rf_watchers
+  kill "$rf_timer" 2>/dev/null
 }
 
 # freeze-all [limit=MS] -- CID PID MODE PATH... [-- CID PID MODE PATH...]...: freezes the containers
@@ -185,8 +189,10 @@ cmd_freeze_all() {
   # (a detached timer removes it once the pause jobs' own watchers have taken over)
   flag=$fa_dir/watch
   printf '' > "$flag"
+  # (exec: a function called with redirections keeps the caller's stdout open in a saved fd, which
+  # the watchers would inherit and hold the core's connection open with)
   # shellcheck disable=SC2086 # one PID:MODE per word
-  as_root root-freeze-prep "$flag" $fa_prep > "$fa_dir/prep" 2>/dev/null < /dev/null &
+  ( exec > "$fa_dir/prep" 2>/dev/null < /dev/null; as_root root-freeze-prep "$flag" $fa_prep ) &
   fa_root=$!
   now_ms; fa_t=$NOW
   while ! grep -qx ready "$fa_dir/prep" 2>/dev/null && kill -0 "$fa_root" 2>/dev/null; do
