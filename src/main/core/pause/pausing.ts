@@ -114,7 +114,7 @@ export class Pausing {
     let o: JobOutcome
     try {
       const facts = await containerFacts(d.engines, row.server, containerId)
-      const batch = await this.freezeWithOthers(row, pause, requested, facts, req.batch, w, t0, progress)
+      const batch = await this.freezeWithOthers(row, pause, requested, facts, req.batch, t0)
       // where the time goes before the server starts (the job's own stages are timed on the server)
       pause.detail.core = { prepareMs: msSince(t0) }
       const options = [
@@ -136,9 +136,11 @@ export class Pausing {
   }
 
   /**
-   * Stage one with the other sessions of its server (pause --all): once frozen there, the session is
-   * paused (frozen, its files durable) from that moment, and its job only writes its memory. A session
-   * the batch could not freeze is frozen by its own job, as a single pause is.
+   * Stage one with the other sessions of its server (pause --all): frozen there with its files
+   * durable, at the moment the server answered (its frozen time); its job then only writes its
+   * memory. It is reported paused once that job runs on the server (its first stage), so a link cut
+   * in between never leaves a frozen session that no job on the server finishes. A session the batch
+   * could not freeze is frozen by its own job, as a single pause is.
    */
   private async freezeWithOthers(
     row: SessionRow,
@@ -146,9 +148,7 @@ export class Pausing {
     requested: PauseMode,
     facts: string[],
     gate: FreezeGate | undefined,
-    w: Work,
     t0: number,
-    progress: ReturnType<typeof progressOf>,
   ): Promise<BatchFreeze | null> {
     if (!gate) return null
     if (requested === 'disk' || facts.length < 3) {
@@ -162,8 +162,6 @@ export class Pausing {
     }
     pause.detail.batch = { frozen: true }
     pause.detail.frozenMs = Math.max(0, Math.round(f.atMs - t0))
-    progress.stage('pause', `${row.name} is frozen with its files durable${requested === 'memory' ? '; writing its memory' : ''}`)
-    this.paused(row.id, pause, 'frozen', w, t0)
     return f
   }
 
@@ -216,8 +214,7 @@ export class Pausing {
     if (l.kind !== 'stage') return
     if (l.stage === 'frozen') {
       // (frozen already by its server's batch: that moment is the one that counts)
-      if (typeof pause.detail.frozenMs === 'number') return
-      pause.detail.frozenMs = msSince(t0)
+      if (typeof pause.detail.frozenMs !== 'number') pause.detail.frozenMs = msSince(t0)
       progress.stage('pause', `${name} is frozen with its files durable${pause.requested === 'memory' ? '; writing its memory' : ''}`)
       this.paused(id, pause, 'frozen', w, t0)
     } else if (l.stage === 'stopped') {
