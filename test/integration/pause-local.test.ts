@@ -256,6 +256,7 @@ describe('pause and resume on the local engine', () => {
       expect(last.message, detail).toBe('memory of hefty written; making it durable')
       expect(last.bytes, detail).toBeGreaterThan(500 * MiB)
       expect(Math.max(...written), detail).toBeLessThanOrEqual(last.bytes)
+      console.log(`the pause's memory progress: ${detail}`)
     } finally {
       c.close()
     }
@@ -263,7 +264,7 @@ describe('pause and resume on the local engine', () => {
     const homeId = await berth.homeId()
     await until(() => jobProcesses(homeId).length === 0, 'the pause job and its sampler to be gone', 5000)
     expect(await berth.json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'memory' })
-    await berth.json(['session', 'finish', s.id])
+    await berth.json(['finish', s.id])
   })
 
   /** Pauses ROUNDS times while four loops of `docker exec` (a user's script, not Berth) keep starting commands in the session. */
