@@ -112,8 +112,9 @@ cmd_root_checkpoint() {
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   freeze_watch_start "$work/.watch" "$pid"
+  lazy_hold_off
   now_ms; t_start=$NOW
-  ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 &
+  ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
   late=
   while kill -0 "$client" 2>/dev/null; do
@@ -122,6 +123,7 @@ cmd_root_checkpoint() {
     sleep 0.05
   done
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  exec 8>&-
   now_ms; dump_ms=$(( NOW - t_start ))
   freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
@@ -240,8 +242,9 @@ cmd_root_checkpoint_live() {
   command -v ctr >/dev/null 2>&1 || { echo "why containerd's client (ctr) is not installed"; return 4; }
   containerd_of "$pid" || { echo "why containerd's socket was not found for process $pid"; return 4; }
   rm -rf "$stage" "$work"; mkdir -p "$stage" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  lazy_hold_off
   now_ms; t_start=$NOW
-  ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 &
+  ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
   late=
   while kill -0 "$client" 2>/dev/null; do
@@ -250,6 +253,7 @@ cmd_root_checkpoint_live() {
     sleep 0.05
   done
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  exec 8>&-
   now_ms; dump_ms=$(( NOW - t_start ))
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
     why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
