@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint'
 
 const core = 'src/main/core'
 const FOUNDATION = ['engines', 'store', 'sessions', 'checkpoints', 'streams', 'settings', 'logs']
-const FEATURES = ['pause', 'snapshots', 'routes', 'workspace', 'secrets', 'servers', 'power', 'meter', 'doctor', 'desktop', 'jobs', 'services', 'replicas']
+const FEATURES = ['pause', 'snapshots', 'routes', 'workspace', 'secrets', 'servers', 'power', 'meter', 'doctor', 'desktop', 'jobs', 'services', 'replicas', 'devcontainer']
 
 /** Each floor and what it may import, bottom up (a floor may always import itself). */
 const FLOORS = [

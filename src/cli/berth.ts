@@ -8,7 +8,20 @@ import { complete, coreNames, findCommand } from './completion'
 import { helpFor, topHelp, verbHelp } from './help'
 import { fail, forTerminal, UsageError } from './output'
 
+let pipeWatched = false
+/** A reader that stops early (`berth logs ID JOB --follow | head`) ends the command quietly, as it ends any Unix tool. */
+function endQuietlyOnClosedPipe(): void {
+  if (pipeWatched) return
+  pipeWatched = true
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0)
+    process.stderr.write(`berth: ${e.message}\n`)
+    process.exit(1)
+  })
+}
+
 export async function main(argv: string[], entry: string): Promise<number> {
+  endQuietlyOnClosedPipe()
   const json = argv.includes('--json')
   if (argv.length === 0) {
     process.stdout.write(topHelp(commands))

@@ -2,7 +2,8 @@
 // The snapshot browser and the layout for every size and hand, in Chromium against `berth serve` on
 // the real core and engine: a session's timeline and lineage, what changed between two snapshots
 // with a file's text diff, a rewind from the browser; 800x600 without sideways scrolling; a menu and
-// a dialog by keyboard alone; axe-core with no violations on each screen and dialog.
+// a dialog by keyboard alone; a header that holds still through a pause and a resume, with the
+// keyboard back in the terminal after each; axe-core with no violations on each screen and dialog.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
@@ -123,6 +124,44 @@ describe('the snapshot browser and the layout, in Chromium', () => {
     await page.setViewportSize({ width: 1360, height: 860 })
   })
 
+  it('keeps the session header still through a pause and a resume, and gives the keyboard back to the terminal', async () => {
+    const { page } = browser
+    await page.goto(`${served.url}#/sessions/${id}`)
+    await page.getByRole('heading', { name: 'browsed' }).waitFor()
+    await page.locator('.terminal-pane').waitFor({ timeout: 30_000 })
+    // every 20 ms: the state shown, the header's height and where the terminal starts
+    await page.evaluate(() => {
+      const w = window as unknown as { samples: Array<{ state: string; head: number; top: number }>; sampler: number }
+      w.samples = []
+      w.sampler = window.setInterval(() => {
+        const head = document.querySelector('.session-head')
+        const term = document.querySelector('.terminals')
+        const state = document.querySelector('.session-head [data-state]')?.getAttribute('data-state') ?? ''
+        if (head && term) w.samples.push({ state, head: head.getBoundingClientRect().height, top: term.getBoundingClientRect().top })
+      }, 20)
+    })
+    const inTerminal = () => page.evaluate(() => !!document.activeElement?.closest('.terminal-pane'))
+    const head = page.locator('.session-head')
+    await head.getByRole('button', { name: 'Pause', exact: true }).click()
+    await head.locator('[data-state="paused"]').waitFor({ timeout: 120_000 })
+    await until(inTerminal, 'the focus to come back to the terminal after the pause')
+    expect(await axeViolations(page)).toEqual([])
+    await head.getByRole('button', { name: 'Resume', exact: true }).click()
+    await head.locator('[data-state="running"]').waitFor({ timeout: 120_000 })
+    await until(inTerminal, 'the focus to come back to the terminal after the resume')
+    const samples = await page.evaluate(() => {
+      const w = window as unknown as { samples: Array<{ state: string; head: number; top: number }>; sampler: number }
+      clearInterval(w.sampler)
+      return w.samples
+    })
+    const states = [...new Set(samples.map((x) => x.state))]
+    console.log(`header through ${states.join(', ')}: heights ${[...new Set(samples.map((x) => x.head))].join(', ')} px in ${samples.length} samples`)
+    expect(states).toEqual(expect.arrayContaining(['running', 'paused']))
+    expect(states.some((x) => x === 'pausing' || x === 'resuming')).toBe(true)
+    expect(new Set(samples.map((x) => x.head)).size).toBe(1)
+    expect(new Set(samples.map((x) => x.top)).size).toBe(1)
+  })
+
   it('works by keyboard alone: a menu with the arrow keys, Home, End and Escape; a dialog that keeps the focus', async () => {
     const { page } = browser
     await page.goto(`${served.url}#/sessions`)
@@ -160,6 +199,20 @@ describe('the snapshot browser and the layout, in Chromium', () => {
     expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
+
+    // the add-server dialog: axe on it, its focus kept inside, Escape gives the focus back to its button
+    await page.goto(`${served.url}#/servers`)
+    const add = page.getByRole('button', { name: 'Add a server' })
+    await add.focus()
+    await page.keyboard.press('Enter')
+    const addDialog = page.getByRole('dialog', { name: 'Add a server' })
+    await addDialog.waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    for (let i = 0; i < 8; i++) await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
+    await page.keyboard.press('Escape')
+    await addDialog.waitFor({ state: 'detached' })
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Add a server')
 
     // the screens are on Alt+Shift+number, which a browser tab leaves to the page
     await page.keyboard.press('Alt+Shift+Digit4')

@@ -185,7 +185,10 @@ describe('the UI in Chromium', () => {
     const create = page.getByRole('dialog', { name: 'New session from e2e-snap:v1' })
     await create.getByLabel('Name').fill('from-snap')
     await create.getByRole('button', { name: 'Create the session' }).click()
+    // the dialog stays and says how it goes until the session runs
+    await create.getByRole('status').waitFor({ timeout: 10_000 })
     await page.getByRole('heading', { name: 'from-snap' }).waitFor({ timeout: 180_000 })
+    await create.waitFor({ state: 'detached' })
     await page.locator('.terminal-pane[data-status="attached"]').waitFor({ timeout: 60_000 })
     await page.locator('.xterm').click()
     await page.keyboard.type('echo "snap=$((40+2)) kept=$KEPT"\n')

@@ -1,7 +1,7 @@
 // Detached jobs: a command started with `berth exec --detach` runs inside the session's own process
 // tree, so a memory pause, a resume and a move carry it like the session's other processes; its
 // output stays readable (`berth logs`, followed across a resume) and its exit code is kept.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome, BIN, until } from '../support/berth'
 import { testHost } from '../support/testhost'
@@ -78,6 +78,14 @@ describe('detached jobs', () => {
       await berth.json(['resume', 'follower'])
       const seen = out.split('\n').filter((l) => l.startsWith('tick ')).length
       await until(() => (out.split('\n').filter((l) => l.startsWith('tick ')).length > seen + 2 ? true : undefined), 'the followed log to go on after the resume', 60_000)
+
+      // a reader that has seen enough (`| head`) ends the follow at once, quietly
+      const t0 = Date.now()
+      const headed = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" logs follower ${job} --follow | head -2`], { env: berth.env(), encoding: 'utf8', timeout: 30_000 })
+      expect(headed.stdout).toBe('tick 1\ntick 2\n')
+      expect(headed.stderr).toBe('')
+      expect(headed.status).toBe(0)
+      expect(Date.now() - t0).toBeLessThan(15_000)
 
       const k = await berth.json(['kill', 'follower', job])
       expect(k.signalled).toBe(true)

@@ -66,7 +66,7 @@ describe('the sessions screen', () => {
     act(() => client.emit('progress', { op: 'm', sessionId: moving.id, server: 'office', stage: 'layers', bytes: 30 * 1024 * 1024, total: 120 * 1024 * 1024, rate: 10 * 1024 * 1024, done: false, message: 'moving to office' }))
     const bar = within(row('moving-one')).getByRole('progressbar')
     expect(bar.getAttribute('aria-valuenow')).toBe('25')
-    expect(bar.textContent).toContain('moving to office — 25% · 30.0 MiB · 10.0 MiB/s')
+    expect(bar.textContent).toContain('moving to office — 25% · 30.0 MiB of 120 MiB · 10.0 MiB/s')
     // a change arrives: the row follows without a reload
     act(() => client.emit('session.changed', { ...moving, state: 'paused', mode: 'memory', durable: true }))
     expect(within(row('moving-one')).queryByRole('progressbar')).toBeNull()
@@ -284,6 +284,23 @@ describe('the servers screen', () => {
   })
 })
 
+describe('the add-server dialog, in its own words', () => {
+  it("names the dialog's field where the core names the CLI's flag", async () => {
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .fail('server.probe', 'usage', 'no identity for lab (10.0.0.9:22): pass --identity FILE, name an IdentityFile in ~/.ssh/config, or run an ssh agent')
+    bootApp(client, '#/servers')
+    fireEvent.click(await screen.findByRole('button', { name: 'Add a server' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Add a server' })
+    fireEvent.change(within(dialog).getByLabelText('server name'), { target: { value: 'lab' } })
+    fireEvent.change(within(dialog).getByLabelText('ssh address'), { target: { value: 'ssh://me@10.0.0.9:22' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Continue' }))
+    const said = (await within(dialog).findByRole('alert')).textContent!
+    expect(said).toContain('choose a key in the Identity file field, name an IdentityFile in ~/.ssh/config, or run an ssh agent')
+    expect(said).not.toContain('--')
+  })
+})
+
 describe('the settings screen', () => {
   it('saves a change as a patch the core validates', async () => {
     const client = new FakeClient().handle('session.list', () => []).handle('settings.set', (a) => ({ ...DEFAULT_SETTINGS, ...a.patch }))
@@ -299,6 +316,31 @@ describe('the settings screen', () => {
     fireEvent.blur(idle)
     expect(await screen.findByText('between 0 and 10080')).toBeTruthy()
     expect(client.callsOf('settings.set')).toHaveLength(2)
+  })
+})
+
+describe('the settings screen, as it reads', () => {
+  it('says "Saved" once the core took a change, and shows commands as code, never backticks', async () => {
+    const client = new FakeClient()
+      .handle('session.list', () => [])
+      .handle('settings.set', (a) => ({ ...DEFAULT_SETTINGS, ...a.patch }))
+      .handle('power.doctor', () => ({
+        platform: 'linux',
+        window: { seconds: 5, source: 'logind', note: 'logind waits 5 s for Berth' },
+        deadlineMs: 4500,
+        needMs: 9000,
+        fits: false,
+        sessions: [],
+        hook: { installed: false, path: null },
+        advice: 'the window is too short for web: `sudo berth power install-hook --logind` raises it',
+      }))
+    bootApp(client, '#/settings')
+    const window = await screen.findByTestId('sleep-window')
+    expect(window.textContent).not.toContain('`')
+    expect(within(window).getByText('sudo berth power install-hook --logind').tagName).toBe('CODE')
+    expect(screen.getByTestId('saved').textContent).toBe('')
+    fireEvent.click(screen.getByLabelText(/Pause only sessions marked auto-pause/))
+    await waitFor(() => expect(screen.getByTestId('saved').textContent).toBe('Saved'))
   })
 })
 

@@ -38,6 +38,14 @@ export const sessionImage = (homeId: string, sessionId: string) => `${SESSION_RE
 export const LABEL_SNAPSHOT = 'berth.snapshot'
 export const LABEL_HOLDER = 'berth.holder'
 
+/**
+ * The session whose own container this is, or undefined. A snapshot's containers (memory holders,
+ * test restores) are made from the session's committed image and so inherit its berth.session and
+ * berth.home labels: the label alone does not make a container the session's.
+ */
+export const sessionOfContainer = (labels: Record<string, string> | undefined): string | undefined =>
+  labels?.[LABEL_SNAPSHOT] ? undefined : labels?.[LABEL_SESSION] || undefined
+
 /** The image a pause commits of the session's disk: berth/<session id>:pause-<N>. */
 export const pauseImage = (sessionId: string, pauseSnapshot: string) => `berth/${sessionId}:${pauseSnapshot}`
 /** What every pause image of a session matches (a docker `reference` filter). */

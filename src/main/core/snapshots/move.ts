@@ -9,7 +9,7 @@ import type { z } from 'zod'
 import type { MoveResult } from '../../../shared/contract/snapshots'
 import { BerthError, oneSentence, reasonOf } from '../../../shared/errors'
 import { progressOn } from '../progress'
-import { LABEL_HOME, LABEL_SESSION } from '../engines/docker-names'
+import { LABEL_HOME, sessionOfContainer } from '../engines/docker-names'
 import { removeContainerAndVolume } from '../sessions/session-service'
 import type { SessionRow } from '../store/sessions-repo'
 import { carryMove, sourceImage, undoTarget } from './move-carry'
@@ -84,7 +84,7 @@ export async function sweepLeftovers(svc: SnapshotService, servers: string[]): P
       await engine.ready()
       const list = await engine.docker.listContainers({ all: true, filters: { label: [`${LABEL_HOME}=${ctx.homeId}`] } })
       for (const c of list) {
-        const id = c.Labels?.[LABEL_SESSION]
+        const id = sessionOfContainer(c.Labels)
         const row = id ? ctx.sessionsRepo.get(id) : undefined
         if (!row || row.server === server || !['running', 'paused', 'finished', 'failed'].includes(row.state)) continue
         if (svc.keeps(row.id, server)) continue

@@ -3,7 +3,7 @@
 // reports savedAt, the time of the last durable seal. The same watch notices a session whose
 // container the engine stopped behind Berth's back (a crashed or restarted engine) and says so.
 import { oneSentence } from '../../../shared/errors'
-import { LABEL_HOME, LABEL_SESSION, LABEL_SNAPSHOT } from '../engines/docker-names'
+import { LABEL_HOME, sessionOfContainer } from '../engines/docker-names'
 import { nowIso } from '../store/database'
 import type { SessionRow } from '../store/sessions-repo'
 import { syncServer } from './server-steps'
@@ -61,10 +61,10 @@ export class Sealer {
     try {
       const engine = ctx.engines.get(server)
       const list = await engine.docker.listContainers({ all: true, filters: { label: [`${LABEL_HOME}=${ctx.homeId}`] } })
-      // a memory snapshot's holder container carries its session's labels too (it was made from the
-      // session's image): it is never the session's own container
-      const own = list.filter((c) => !c.Labels?.[LABEL_SNAPSHOT])
-      live = new Map(own.map((c) => [c.Labels?.[LABEL_SESSION] ?? '', { state: c.State, status: c.Status }]))
+      live = new Map(list.flatMap((c) => {
+        const session = sessionOfContainer(c.Labels)
+        return session ? [[session, { state: c.State, status: c.Status }] as const] : []
+      }))
     } catch {
       return // unreachable: nothing to learn now, and nothing to seal there
     }

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent }
 
 export interface MenuItem {
   label: string
-  run(): void
+  /** a verb that returns its promise lets the caller act once it is done (the focus back to the terminal) */
+  run(): void | Promise<void>
   danger?: boolean
   disabled?: boolean
 }
@@ -75,7 +76,7 @@ export function Menu({ label, items }: { label: string; items: MenuItem[] }) {
               disabled={i.disabled}
               onClick={() => {
                 setOpen(false)
-                i.run()
+                void i.run()
               }}
             >
               {i.label}

@@ -1,17 +1,24 @@
 import type { Progress } from '../../../shared/models'
 import { bytes } from '../lib/format'
 
+/** "45% · 120 MiB of 260 MiB · 50 MiB/s": what is done against what is expected, in the CLI's units. */
+export function progressFigures(p: Pick<Progress, 'bytes' | 'total' | 'rate'>): string {
+  const pct = p.total ? Math.min(100, Math.round((p.bytes / p.total) * 100)) : null
+  const amount = p.bytes ? (p.total ? `${bytes(p.bytes)} of ${bytes(p.total)}` : bytes(p.bytes)) : p.total ? `${bytes(p.total)} expected` : null
+  return [pct !== null ? `${pct}%` : null, amount, p.rate ? `${bytes(p.rate)}/s` : null].filter(Boolean).join(' · ')
+}
+
 export function ProgressBar({ progress }: { progress: Progress }) {
   const pct = progress.total ? Math.min(100, Math.round((progress.bytes / progress.total) * 100)) : null
-  const detail = [pct !== null ? `${pct}%` : null, progress.bytes ? bytes(progress.bytes) : null, progress.rate ? `${bytes(progress.rate)}/s` : null].filter(Boolean).join(' · ')
+  const detail = progressFigures(progress)
+  const text = `${progress.message}${detail ? ` — ${detail}` : ''}`
   return (
-    <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct ?? undefined} aria-label={progress.message}>
+    <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct ?? undefined} aria-label={progress.message} aria-valuetext={text} data-stage={progress.stage}>
       <div className={`bar${pct === null ? ' indeterminate' : ''}`}>
         <div style={{ width: `${pct ?? 0}%` }} />
       </div>
-      <span className="label">
-        {progress.message}
-        {detail && ` — ${detail}`}
+      <span className="label" title={text}>
+        {text}
       </span>
     </div>
   )

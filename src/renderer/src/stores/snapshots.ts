@@ -2,7 +2,7 @@
 // automatic checkpoints are included; kept live by snapshot.changed.
 import { createStore } from 'zustand/vanilla'
 import type { CallArgs, CallResult } from '../../../shared/contract'
-import type { Session, Snapshot } from '../../../shared/models'
+import type { Progress, Session, Snapshot } from '../../../shared/models'
 import { CallError, type Client } from '../api/client'
 import { newOp } from './sessions'
 
@@ -37,7 +37,8 @@ export interface SnapshotsState {
   remove(id: string): Promise<boolean>
   test(id: string): Promise<CallResult<'snapshot.test'>>
   take(sessionId: string, name?: string): Promise<Snapshot>
-  createFrom(snapshot: Snapshot, args: { server?: string | undefined; name?: string | undefined }): Promise<Session>
+  /** a session from a snapshot; onProgress hears the core's progress events of this one call */
+  createFrom(snapshot: Snapshot, args: { server?: string | undefined; name?: string | undefined }, onProgress?: (p: Progress) => void): Promise<Session>
   rewind(sessionId: string, to: string): Promise<CallResult<'session.rewind'>>
 }
 
@@ -99,7 +100,15 @@ export function createSnapshotsStore(client: Client) {
     },
     test: (id) => client.call('snapshot.test', { id, op: newOp('test') }),
     take: (id, name) => client.call('snapshot.create', { id, name: name || undefined, op: newOp('snapshot') }),
-    createFrom: (snapshot, args) => client.call('session.create', { from: snapshot.id, server: args.server || undefined, name: args.name || undefined, op: newOp('create') }),
+    async createFrom(snapshot, args, onProgress) {
+      const op = newOp('create')
+      const off = onProgress ? client.on('progress', (p) => p.op === op && onProgress(p)) : undefined
+      try {
+        return await client.call('session.create', { from: snapshot.id, server: args.server || undefined, name: args.name || undefined, op })
+      } finally {
+        off?.()
+      }
+    },
     rewind: (sessionId, to) => client.call('session.rewind', { id: sessionId, to, op: newOp('rewind') }),
   }))
   client.on('snapshot.changed', (snap) => {

@@ -2,6 +2,7 @@
 import { createStore } from 'zustand/vanilla'
 import { describeError, type Problem } from '../api/errors'
 import { parseRoute, routeHash, type Route } from '../lib/router'
+import type { Progress } from '../../../shared/models'
 
 export interface Notice {
   id: number
@@ -31,11 +32,19 @@ export interface PromptField {
   check?(value: string): string | null
 }
 
+/** What long work tells its dialog meanwhile: the core's progress, or a sentence of its own. */
+export type WorkNote = Progress | string
+
 export interface PromptRequest {
   title: string
   body?: string
   fields: PromptField[]
   confirmLabel: string
+  /**
+   * Work done with the dialog still open, its progress shown in place: the dialog closes when it
+   * succeeds, and says what went wrong (keeping the values) when it fails.
+   */
+  work?(values: Record<string, string>, note: (n: WorkNote) => void): Promise<void>
 }
 
 export type Dialog = 'new-session' | 'add-server' | 'shortcuts' | null

@@ -4,6 +4,7 @@ import type { HostKeyProbe } from '../../../../shared/models'
 import { Modal } from '../../components/Modal'
 import { ProblemLine } from '../../components/ProblemLine'
 import { useStores } from '../../stores/app-stores'
+import { dialogProblem } from './dialog-words'
 
 type Step = { kind: 'form' } | { kind: 'confirm'; probe: HostKeyProbe } | { kind: 'adding'; probe: HostKeyProbe }
 
@@ -82,7 +83,7 @@ export function AddServerDialog() {
             <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder="~/.ssh/id_ed25519" aria-label="identity file" />
           </label>
           {fieldError && <div className="field-error" role="alert">{fieldError}</div>}
-          {error ? <ProblemLine error={error} onRetry={() => void probe()} /> : null}
+          {error ? <ProblemLine problem={dialogProblem(error)} onRetry={() => void probe()} /> : null}
           <div className="buttons">
             <button type="button" onClick={close}>
               Cancel
@@ -111,7 +112,7 @@ export function AddServerDialog() {
           <p className="muted" style={{ margin: 0 }}>
             Compare it with the server's own (on the server: <code>ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub</code>). Confirm only if they are the same: nothing is stored until you do.
           </p>
-          {error ? <ProblemLine error={error} /> : null}
+          {error ? <ProblemLine problem={dialogProblem(error)} /> : null}
           <div className="buttons">
             <button type="button" onClick={() => setStep({ kind: 'form' })} disabled={step.kind === 'adding'}>
               Back

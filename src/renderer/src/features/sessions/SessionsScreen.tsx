@@ -105,7 +105,7 @@ export function SessionsScreen() {
       } else if (e.key === 'f' && i >= 0) {
         void finishSession(stores, visible[i]!)
       } else if (e.key === 'p' && i >= 0) {
-        actions.verbs(visible[i]!).primary?.run()
+        void actions.verbs(visible[i]!).primary?.run()
       }
     },
     [visible, selected, actions, stores, rows, virtual],

@@ -184,15 +184,15 @@ export function sessionActions(stores: AppStores, s: SessionSummary, servers: Se
   let primary: MenuItem | null = null
   const st = s.state
   if (st === 'running') {
-    primary = { label: 'Pause', run: () => void pauseSession(stores, s) }
+    primary = { label: 'Pause', run: () => pauseSession(stores, s) }
     more.push({ label: 'Pause to disk only', run: () => void pauseSession(stores, s, false) })
   }
   if (st === 'paused') {
-    primary = { label: 'Resume', run: () => void resumeSession(stores, s) }
+    primary = { label: 'Resume', run: () => resumeSession(stores, s) }
     for (const o of others) more.push({ label: `Resume on ${o.name}`, run: () => void resumeSession(stores, s, o.name) })
     for (const o of others) more.push({ label: `Move to ${o.name}`, run: () => void moveSession(stores, s, o.name) })
   }
-  if (st === 'failed') primary = { label: 'Resume', run: () => void resumeSession(stores, s) }
+  if (st === 'failed') primary = { label: 'Resume', run: () => resumeSession(stores, s) }
   if (s.workspace && (st === 'running' || st === 'paused')) more.push({ label: 'Save to the workspace', run: () => void saveSession(stores, s) })
   if (st === 'running' || st === 'paused') {
     more.push({ label: 'Snapshot…', run: () => void snapshotSession(stores, s) })

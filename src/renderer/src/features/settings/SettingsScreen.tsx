@@ -5,6 +5,7 @@ import type { CallResult } from '../../../../shared/contract'
 import { CopyLine } from '../../components/CopyLine'
 import { useServers, useSettings, useStores } from '../../stores/app-stores'
 import { MachineChecks } from './MachineChecks'
+import { WithCode } from './WithCode'
 
 /** A number field that saves when it is left, checked by the same schema as the core's. */
 function NumberSetting({ label, hint, value, scale = 1, onSave, min, max, step = 1 }: { label: string; hint: string; value: number; scale?: number; min: number; max: number; step?: number; onSave(v: number): Promise<void> }) {
@@ -37,6 +38,13 @@ export function SettingsScreen() {
   const loadError = useSettings((s) => s.loadError)
   const servers = useServers((s) => s.list)
   const [saveError, setSaveError] = useState<unknown>(null)
+  // "Saved" for a few seconds after each change the core accepted
+  const [savedAt, setSavedAt] = useState<number | null>(null)
+  useEffect(() => {
+    if (savedAt === null) return
+    const t = setTimeout(() => setSavedAt(null), 4000)
+    return () => clearTimeout(t)
+  }, [savedAt])
   const [routes, setRoutes] = useState<CallResult<'routes.info'> | null>(null)
   const [power, setPower] = useState<CallResult<'power.doctor'> | null>(null)
 
@@ -64,6 +72,7 @@ export function SettingsScreen() {
     if (!checked.success) throw new Error(checked.error.issues[0]?.message ?? 'not a valid value')
     try {
       await stores.settings.getState().save(checked.data)
+      setSavedAt(Date.now())
     } catch (e) {
       setSaveError(e)
       throw e
@@ -77,6 +86,9 @@ export function SettingsScreen() {
     <section className="screen" aria-labelledby="settings-title">
       <div className="screen-head">
         <h1 id="settings-title">Settings</h1>
+        <span className="saved" role="status" data-testid="saved">
+          {savedAt !== null ? 'Saved' : ''}
+        </span>
       </div>
       {saveError ? <ProblemLine error={saveError} /> : null}
       <div className="settings">
@@ -111,7 +123,7 @@ export function SettingsScreen() {
                 {power.fits === false ? ' · too short' : power.fits ? ' · fits' : ''}
               </span>
               <span className="hint">
-                {power.window.note}. {power.advice}.
+                <WithCode text={`${power.window.note}. ${power.advice}.`} />
               </span>
             </div>
           )}
@@ -129,10 +141,13 @@ export function SettingsScreen() {
           <legend>Addresses</legend>
           {routes && (
             <div className="field">
+              <span>ssh gateway {routes.gateway.listening ? `listening on ${routes.gateway.host}:${routes.gateway.port}` : 'not listening'}.</span>
               <span>
-                ssh gateway {routes.gateway.listening ? `listening on ${routes.gateway.host}:${routes.gateway.port}` : 'not listening'} · host key <span className="mono">{routes.gateway.hostKeyFingerprint}</span>
+                Its host key: <code className="fingerprint-inline">{routes.gateway.hostKeyFingerprint}</code>
               </span>
-              <span className="hint">Every session is `ssh ROUTE.berth` once this line is at the top of ~/.ssh/config (Berth never edits that file):</span>
+              <span className="hint">
+                Every session is <code>ssh ROUTE.berth</code> once this line is at the top of ~/.ssh/config (Berth never edits that file):
+              </span>
               <span className="row">
                 <CopyLine text={routes.sshConfig.includeLine} label="ssh config include line" />
                 <button className="small" onClick={() => void writeSshConfig()}>

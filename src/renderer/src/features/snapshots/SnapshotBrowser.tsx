@@ -97,7 +97,7 @@ function Details({ snap, parentLive }: { snap: TimelineEntry; parentLive: boolea
           New session from here
         </button>
         {actions.map((a) => (
-          <button key={a.label} className={a.danger ? 'danger' : undefined} aria-disabled={a.label === 'Delete…' && kept ? true : undefined} onClick={() => a.run()}>
+          <button key={a.label} className={a.danger ? 'danger' : undefined} aria-disabled={a.label === 'Delete…' && kept ? true : undefined} onClick={() => void a.run()}>
             {a.label.replace('Rewind its session to it…', 'Rewind the session to here…').replace('Fork into several sessions…', 'Fork…')}
           </button>
         ))}

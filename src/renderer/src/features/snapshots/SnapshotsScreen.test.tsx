@@ -1,4 +1,5 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { CallError } from '../../api/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Snapshot } from '../../../../shared/models'
 import { bootApp, closeApp } from '../../test/boot-app'
@@ -51,6 +52,39 @@ describe('the snapshot browser', () => {
     await waitFor(() => expect(client.callsOf('session.create')[0]).toMatchObject({ from: 'nightly:v2', server: 'local', name: 'from-nightly' }))
     await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: made.id }))
     expect(await screen.findByText('from-nightly started from nightly:v2 with its memory.')).toBeTruthy()
+  })
+
+  it('shows the creation from a snapshot in the dialog as it goes, and says in place why it failed', async () => {
+    const made = session({ name: 'carried', origin: { verb: 'create', snapshot: 'nightly:v2', memory: false, note: null, at: new Date().toISOString() } })
+    let answer: (s: typeof made) => void = () => undefined
+    let refuse: (e: Error) => void = () => undefined
+    const client = new FakeClient()
+      .handle('snapshot.list', () => ({ items: [snap({ id: 'nightly:v2' })], next: null }))
+      .handle('session.create', () => new Promise((resolve, reject) => ((answer = resolve), (refuse = reject))))
+      .fail('view.list', 'conflict', 'x')
+    const stores = boot(client, '#/snapshots')
+    fireEvent.click(await screen.findByRole('button', { name: 'New session' }))
+    const dialog = await screen.findByRole('dialog', { name: 'New session from nightly:v2' })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create the session' }))
+    // at once a sentence, then the core's own progress for this call (another call's is not shown)
+    expect((await within(dialog).findByRole('status')).textContent).toContain('starting from nightly:v2')
+    const op = client.callsOf('session.create')[0].op as string
+    const p = { op, stage: 'carry', message: 'carrying nightly:v2 to office', bytes: 30 * 1024 * 1024, total: 120 * 1024 * 1024, rate: null, done: false, sessionId: made.id, server: 'office' }
+    act(() => client.emit('progress', { ...p, op: 'someone-else', message: 'not mine' }))
+    act(() => client.emit('progress', p))
+    const bar = await within(dialog).findByRole('progressbar')
+    expect(bar.getAttribute('aria-valuetext')).toBe('carrying nightly:v2 to office — 25% · 30.0 MiB of 120 MiB')
+    expect(within(dialog).getByRole('button', { name: 'Create the session' }).hasAttribute('disabled')).toBe(true)
+    // a failure: said in the dialog, which stays open with its values
+    act(() => refuse(new CallError('engine', 'the server ran out of disk')))
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('The server ran out of disk.')
+    expect(within(dialog).queryByRole('progressbar')).toBeNull()
+    // again: this time it runs, the dialog closes and the session opens
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create the session' }))
+    await waitFor(() => expect(client.callsOf('session.create')).toHaveLength(2))
+    act(() => answer(made))
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: made.id }))
   })
 
   it('deletes a snapshot only after a confirmation, and rewinds a live session to one', async () => {

@@ -22,7 +22,7 @@ export const restoredHow = (r: { memory: boolean; note?: string | null | undefin
 
 export async function newSessionFrom(stores: AppStores, snap: Snapshot, count = 1): Promise<void> {
   const { ui } = stores
-  const values = await ui.getState().askFor({
+  await ui.getState().askFor({
     title: count > 1 ? `Fork ${snap.id}` : `New session from ${snap.id}`,
     body:
       snap.kind === 'memory+disk'
@@ -34,25 +34,33 @@ export async function newSessionFrom(stores: AppStores, snap: Snapshot, count = 
       { name: 'name', label: 'Name', placeholder: 'optional', check: (v) => (!v || /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) ? null : 'a session name is letters, digits, dot, dash and underscore') },
     ],
     confirmLabel: count > 1 ? 'Fork' : 'Create the session',
-  })
-  if (!values) return
-  const n = Number(values.count ?? 1)
-  const made: string[] = []
-  for (let i = 1; i <= n; i++) {
-    const name = values.name ? (n > 1 ? `${values.name}-${i}` : values.name) : undefined
-    try {
-      const s = await stores.snapshots.getState().createFrom(snap, { server: values.server, name })
-      made.push(s.name)
-      const from = s.origin ? restoredHow(s.origin) : ''
-      if (n === 1) {
-        ui.getState().info(`${s.name} started from ${snap.id} ${from}.`.replace(/ \./, '.'))
-        ui.getState().navigate({ screen: 'session', id: s.id })
+    // the dialog stays open and shows the core's progress until the session runs (or why not)
+    work: async (values, note) => {
+      const n = Number(values.count ?? 1)
+      const made: string[] = []
+      const failed: string[] = []
+      for (let i = 1; i <= n; i++) {
+        const name = values.name ? (n > 1 ? `${values.name}-${i}` : values.name) : undefined
+        const which = n > 1 ? `session ${i} of ${n}: ` : ''
+        note(`${which}starting from ${snap.id}…`)
+        try {
+          const s = await stores.snapshots.getState().createFrom(snap, { server: values.server, name }, (p) => note(n > 1 ? { ...p, message: `${which}${p.message}` } : p))
+          made.push(s.name)
+          if (n === 1) {
+            const from = s.origin ? restoredHow(s.origin) : ''
+            ui.getState().info(`${s.name} started from ${snap.id} ${from}.`.replace(/ \./, '.'))
+            ui.getState().navigate({ screen: 'session', id: s.id })
+          }
+        } catch (e) {
+          // one session: the dialog says why and keeps the values; several: the others still start
+          if (n === 1) throw e
+          failed.push(e instanceof Error ? e.message : String(e))
+        }
       }
-    } catch (e) {
-      ui.getState().fail(e)
-    }
-  }
-  if (n > 1 && made.length) ui.getState().info(`${made.length} of ${n} sessions started from ${snap.id}: ${made.join(', ')}.`)
+      if (n > 1 && made.length) ui.getState().info(`${made.length} of ${n} sessions started from ${snap.id}: ${made.join(', ')}.`)
+      if (failed.length) ui.getState().fail(new Error(`${failed.length} of ${n} sessions did not start: ${failed.join('; ')}`))
+    },
+  })
 }
 
 /** Why a snapshot cannot be deleted now (sessions still run from it), or null. */

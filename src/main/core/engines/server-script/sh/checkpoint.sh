@@ -141,7 +141,7 @@ cmd_root_checkpoint() {
       elif [ "$(thaw_if_frozen "$fz")" = 1 ]; then echo "note the failed checkpoint left the container frozen; Berth thawed it"
       fi
     fi
-    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(( budget / 1000 )).$(( budget % 1000 / 100 )) s; Berth ended it"; return 124; fi
+    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(secs "$budget") s; Berth ended it"; return 124; fi
     if [ -n "$full" ]; then
       free_mib=$(( ${free_kib:-0} / 1024 ))
       echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"

@@ -32,6 +32,8 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\n\t\r' '   ')"; }
 # is_uint VALUE: a plain decimal number (what the core passes as sizes and times)
 is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
+# secs MS: MS as seconds with one decimal (2.4), for what a person reads; a time already past is 0.0
+secs() { if [ "$1" -gt 0 ]; then echo "$(( $1 / 1000 )).$(( $1 % 1000 / 100 ))"; else echo 0.0; fi; }
 # sleep_ms MS: sleeps that long (sleep takes fractions on every system Berth supports)
 sleep_ms() { sleep "$(( $1 / 1000 )).$(printf '%03d' $(( $1 % 1000 )))"; }
 

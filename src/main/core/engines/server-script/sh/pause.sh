@@ -245,7 +245,7 @@ dump_in_turn() {
     need=$(( overhead + ANON / 1048576 * 1000 / rate ))
     if [ $need -gt $left ]; then
       release_turn
-      REASON="its memory ($(( ANON / 1048576 )) MiB) needs about $(( need / 1000 )).$(( need % 1000 / 100 )) s to write and $(( left / 1000 )).$(( left % 1000 / 100 )) s were left"
+      REASON="its memory ($(( ANON / 1048576 )) MiB) needs about $(secs "$need") s to write and $(secs "$left") s were left"
       after_memory_failed late; return
     fi
   fi
