@@ -68,3 +68,19 @@ export function when(iso: string, now = Date.now()): string {
   const stamp = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
   return `${ago(iso, now)} (${stamp})`
 }
+
+/** What create tells of a devcontainer.json's keys Berth did not act on (null: none), and that Features may come later. */
+export function ignoredLine(ignored: readonly string[]): string | null {
+  if (!ignored.length) return null
+  const features = ignored.includes('features') ? ' (Dev Container Features are not supported yet; they may come in a later Berth)' : ''
+  return `ignored: ${ignored.join(', ')}${features}`
+}
+
+/**
+ * A session's replica in one line, the same in `session show` and the app: "disk copy on office of
+ * 5 min ago (2025-03-01 14:02), up to date", or how far behind it is and why its last try failed.
+ */
+export function replicaLine(r: { server: string; at: string; kind: string; behindSeconds: number; failure: string | null }, now = Date.now()): string {
+  const lag = r.behindSeconds ? `, ${duration(r.behindSeconds)} behind` : ', up to date'
+  return `${r.kind} copy on ${r.server} of ${when(r.at, now)}${lag}${r.failure ? ` (${r.failure})` : ''}`
+}

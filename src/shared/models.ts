@@ -81,6 +81,23 @@ export const MainProcess = z.object({
 })
 export type MainProcess = z.infer<typeof MainProcess>
 
+/** Where a session came from when a project's devcontainer.json made it (`session show` tells it). */
+export const SessionSource = z.object({
+  kind: z.literal('devcontainer'),
+  /** the devcontainer.json it was read from, on the machine that created the session */
+  file: z.string(),
+  /** the image it named, or the one built from its Dockerfile on the session's server */
+  image: z.string(),
+  built: z.boolean(),
+  /** the user of its terminals, commands and ssh (null: the image's) */
+  user: z.string().nullable(),
+  /** its forwarded ports (always among its previews) */
+  ports: z.array(z.number().int()),
+  /** what Berth did not act on, named once at create */
+  ignored: z.array(z.string()),
+})
+export type SessionSource = z.infer<typeof SessionSource>
+
 export const Preview = z.object({ port: z.number().int(), url: z.string() })
 export type Preview = z.infer<typeof Preview>
 
@@ -114,6 +131,8 @@ export const Session = z.object({
   limits: Limits.optional(),
   /** the image's own service, where it has one (absent: Berth's keep-alive is the main process) */
   main: MainProcess.nullable().optional(),
+  /** the devcontainer.json it was made from (absent: an image or a snapshot) */
+  source: SessionSource.nullable().optional(),
   /** the newest copy of this session on its replica target (null: none yet, or no target) */
   replica: z.lazy(() => ReplicaState).nullable().optional(),
 })

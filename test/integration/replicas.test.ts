@@ -1,7 +1,7 @@
 // A dead server does not take its sessions with it: a laptop session keeps a replica on the office
 // server; when the laptop's engine dies (kill -9 of a private dockerd, this Berth home's `local`),
-// `resume --on office` brings it back there with its files, on the same route and ssh line (memory
-// through a replica: replicas-faults.test.ts). The engine coming back does not run a second copy:
+// `resume --on office` brings it back there with its files, on the same route and ssh line, and
+// after a memory pause with its memory (the tmux shell and its variable). The engine coming back does not run a second copy:
 // its container is a stale copy, listed and removed by `replica clean`. A running session's seals
 // are replicated too, and a replica whose target stops answering is reported as behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,6 +9,7 @@ import { BerthHome, officeDocker, sleep, until } from '../support/berth'
 import { PrivateDockerd } from '../support/dockerd'
 import { PrivateSshd } from '../support/sshd'
 import { testHost } from '../support/testhost'
+import { readTmuxVariable, setTmuxVariable } from '../support/views'
 
 const h = testHost()
 
@@ -23,6 +24,7 @@ describe('replicas of laptop sessions on the office server', () => {
   beforeAll(async () => {
     await engine.start()
     engine.loadFrom(h.localSocket, h.tinyImage)
+    engine.loadFrom(h.localSocket, h.baseImage)
     await json(['server', 'add', 'office', h.officeUrl, '--identity', h.officeIdentity, '--accept-host-key', h.officeFingerprint])
   }, 300_000)
   afterAll(async () => {
@@ -77,6 +79,35 @@ describe('replicas of laptop sessions on the office server', () => {
     expect(await engine.docker().listContainers({ all: true, filters: { label: [`berth.session=${s.id}`] } })).toHaveLength(0)
     expect(await json(['replica', 'ls', 'kept'])).toEqual([])
     await json(['finish', 'kept'])
+  }, 600_000)
+
+  it('after a memory pause the replica holds its memory: the laptop engine dies, resume --on office brings back the tmux shell and its variable', async () => {
+    const s = await json(['session', 'create', '--image', h.baseImage, '--name', 'mem'])
+    await json(['session', 'set', 'mem', '--replicate-to', 'office'])
+    await setTmuxVariable(berth, s.id, 'through-the-replica')
+    await run(['exec', 'mem', '--', 'sh', '-c', 'echo mem-ws > /workspace/w'])
+    expect(await json(['pause', 'mem', '--wait'])).toMatchObject({ paused: true, mode: 'memory', durable: true })
+
+    // the memory checkpoint follows the pause to office, with the files
+    const replicated = await until(async () => {
+      const x = await show(s.id)
+      return x.replica?.kind === 'memory' && x.replica.behindSeconds === 0 && !x.replica.failure ? x.replica : undefined
+    }, 'the memory replica on office', 180_000)
+    expect(replicated.server).toBe('office')
+    expect((await json(['replica', 'ls', 'mem']))[0]).toMatchObject({ server: 'office', status: 'current', kind: 'memory', source: 'local' })
+
+    await engine.kill9()
+    const out = await json(['resume', 'mem', '--on', 'office'])
+    expect(out).toMatchObject({ fromReplica: true, from: 'local', to: 'office', memory: true, lost: null, resumed: true })
+    expect(out.session).toMatchObject({ id: s.id, route: s.route, server: 'office', state: 'running' })
+    // the same shell, still holding what was only ever in its memory
+    expect(await readTmuxVariable(berth, s.id)).toBe('v=through-the-replica')
+    expect((await run(['exec', 'mem', '--', 'cat', '/workspace/w'])).stdout).toBe('mem-ws\n')
+
+    await engine.start()
+    await until(async () => (await json(['replica', 'ls', 'mem'])).find((r: any) => r.status === 'stale' && r.server === 'local'), 'the stale copy to be listed', 60_000)
+    await until(async () => ((await json(['replica', 'clean', 'mem'])).removed.length === 1 ? true : undefined), 'the stale copy to be removed', 60_000)
+    await json(['finish', 'mem'])
   }, 600_000)
 
   it("a running session's seals are replicated; a replica whose target stops answering is reported as behind", async () => {

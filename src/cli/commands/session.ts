@@ -4,7 +4,7 @@ import { EnvName } from '../../shared/contract'
 import { SessionState, type Session, type SessionSummary } from '../../shared/models'
 import { str, strs, type Command } from '../command'
 import { printFields, printIds, printJson, printTable, progressPrinter, say, UsageError } from '../output'
-import { ago, bytes, duration, when } from '../../shared/format'
+import { ago, bytes, duration, ignoredLine, replicaLine, when } from '../../shared/format'
 import { LIMIT_OPTIONS, limitsLine, parseLimits, parseRestart, RESTART_OPTION } from './session-limits'
 
 export function stateLabel(s: Pick<SessionSummary, 'state' | 'mode' | 'durable' | 'failure'>): string {
@@ -31,7 +31,9 @@ export function showSession(s: Session): void {
     ['workspace', s.workspace ? `${s.workspace.dir} (${s.workspace.branch} from ${s.workspace.base.slice(0, 12)})` : undefined],
     ['env', Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined],
     ['secrets', s.secrets.length ? s.secrets.join(', ') : undefined],
-    ['replica', s.replica ? `${s.replica.kind} copy on ${s.replica.server} of ${when(s.replica.at)}${s.replica.behindSeconds ? `, ${duration(s.replica.behindSeconds)} behind` : ', up to date'}${s.replica.failure ? ` (${s.replica.failure})` : ''}` : undefined],
+    ['replica', s.replica ? replicaLine(s.replica) : undefined],
+    ['source', s.source ? `${s.source.file} (${s.source.built ? 'built on ' + s.server + ' as ' : 'image '}${s.source.image}${s.source.user ? `, user ${s.source.user}` : ''}${s.source.ports.length ? `, ports ${s.source.ports.join(', ')}` : ''})` : undefined],
+    ['ignored', s.source?.ignored.length ? s.source.ignored.join(', ') : undefined],
     ['origin', s.origin ? `${s.origin.verb} from ${s.origin.snapshot ?? '-'}, ${s.origin.memory ? 'memory restored' : 'booted from disk'}${s.origin.note ? ` (${s.origin.note})` : ''}` : undefined],
     ['paused by', s.state === 'pausing' ? (s.pausedBy ?? undefined) : undefined],
     ['activity', s.activity?.status],
@@ -62,7 +64,7 @@ export function parseEnv(pairs: string[], usage: string): Record<string, string>
 }
 
 const CREATE_USAGE =
-  'berth session create [--server NAME] (--image IMAGE | --from SNAPSHOT) [--name N] [--env K=V]... [--workspace DIR] [--secret NAME]... [--cpus N] [--memory SIZE] [--pids N] [--restart no|on-failure|always] [--json]'
+  'berth session create [--server NAME] (--image IMAGE | --from SNAPSHOT | --devcontainer [DIR]) [--name N] [--env K=V]... [--workspace DIR] [--secret NAME]... [--cpus N] [--memory SIZE] [--pids N] [--restart no|on-failure|always] [--json]'
 
 export const sessionCommands: Command[] = [
   {
@@ -74,6 +76,10 @@ export const sessionCommands: Command[] = [
       server: { type: 'string', short: 's', value: 'NAME', help: 'the server to run it on (default: local, this machine\'s engine)', complete: 'server' },
       image: { type: 'string', value: 'IMAGE', help: 'the image to start from (carried to the server when it lacks it)' },
       from: { type: 'string', value: 'SNAPSHOT', help: 'start from a snapshot instead of an image (its memory too, where it has it)', complete: 'snapshot' },
+      devcontainer: {
+        type: 'boolean',
+        help: "start from the folder DIR's devcontainer.json (default: the --workspace folder): its image or a build of its Dockerfile on the server, env, remoteUser, forwardPorts, post-create/start commands, volumes, limits in runArgs; keys it does not support are listed (Features are not supported yet)",
+      },
       name: { type: 'string', value: 'N', help: 'its name (default: made up, like calm-otter)' },
       env: { type: 'string', short: 'e', multiple: true, value: 'K=V', help: 'an environment value inside the session' },
       workspace: { type: 'string', short: 'w', value: 'DIR', help: 'a git folder to clone in; berth save merges the work back', complete: 'file' },
@@ -81,12 +87,18 @@ export const sessionCommands: Command[] = [
       ...LIMIT_OPTIONS,
       restart: RESTART_OPTION,
     },
-    positionals: [0, 0],
+    args: [{ name: 'DIR', help: 'with --devcontainer: the project folder holding .devcontainer/devcontainer.json', complete: 'file' }],
+    positionals: [0, 1],
     async run(p, io) {
       const image = str(p, 'image')
       const from = str(p, 'from')
-      if (!image && !from) throw new UsageError('missing --image (or --from SNAPSHOT)', CREATE_USAGE)
-      if (image && from) throw new UsageError('give --image or --from, not both', CREATE_USAGE)
+      const workspace = str(p, 'workspace')
+      const dc = p.values.devcontainer === true
+      if (p.positionals.length && !dc) throw new UsageError(`unexpected argument: ${p.positionals[0]} (a folder goes with --devcontainer)`, CREATE_USAGE)
+      const devDir = dc ? (p.positionals[0] ?? workspace) : undefined
+      if (dc && !devDir) throw new UsageError('--devcontainer needs a folder: DIR or --workspace DIR', CREATE_USAGE)
+      if ([image, from, devDir].filter(Boolean).length === 0) throw new UsageError('missing --image (or --from SNAPSHOT, or --devcontainer DIR)', CREATE_USAGE)
+      if ([image, from, devDir].filter(Boolean).length > 1) throw new UsageError('give one of --image, --from and --devcontainer', CREATE_USAGE)
       const env = parseEnv(strs(p, 'env'), CREATE_USAGE)
       const limits = parseLimits(p, CREATE_USAGE)
       const restart = parseRestart(p, CREATE_USAGE)
@@ -96,7 +108,6 @@ export const sessionCommands: Command[] = [
       await c.call('events.subscribe', { names: ['progress'] })
       const print = progressPrinter()
       c.on('progress', (pr) => pr.op === op && print(pr))
-      const workspace = str(p, 'workspace')
       const s = await c.call('session.create', {
         server: str(p, 'server'),
         image,
@@ -104,11 +115,15 @@ export const sessionCommands: Command[] = [
         env,
         workspace: workspace ? resolve(workspace) : undefined,
         from,
+        devcontainer: devDir ? resolve(devDir) : undefined,
         secrets: strs(p, 'secret').length ? strs(p, 'secret') : undefined,
         limits,
         restart,
         op,
       })
+      // the keys of devcontainer.json Berth did not act on, once, where the user sees them
+      const ignored = ignoredLine(s.source?.ignored ?? [])
+      if (ignored) process.stderr.write(`${ignored}\n`)
       if (io.json) printJson(s)
       else say(`${s.id}\n`)
       return 0

@@ -1,6 +1,7 @@
 // Every domain beyond the foundation plugs into the core here, for both hosts (daemon, Electron).
 import type { Core } from './core'
 import { installDesktop } from './desktop/desktop-module'
+import { installDevcontainer } from './devcontainer/devcontainer-module'
 import { installDoctor } from './doctor/doctor-module'
 import { installJobs } from './jobs/jobs-module'
 import { installMeter } from './meter/meter-module'
@@ -24,9 +25,11 @@ export function installModules(core: Core): void {
   installDesktop(core)
   const secrets = installSecrets(core)
   installWorkspace(core)
-  const snapshots = installSnapshots(core, secrets, pause)
+  const jobs = installJobs(core)
+  // after the secrets and the workspace: postStartCommand runs once they are in place
+  const devcontainers = installDevcontainer(core, jobs)
+  const snapshots = installSnapshots(core, secrets, pause, devcontainers)
   installReplicas(core, snapshots)
-  installJobs(core)
   // last: it reads the other domains through their calls
   installDoctor(core)
 }

@@ -209,6 +209,24 @@ describe('the session view', () => {
     expect(within(view).getAllByText('resuming').length).toBeGreaterThan(0)
     expect(within(view).getByText('ssh -p 2200 calm-otter@127.0.0.1')).toBeTruthy()
   })
+  it("shows the session's replica as the contract has it, and marks one that fell behind", async () => {
+    const at = new Date(Date.now() - 5 * 60_000).toISOString()
+    const s = session({ name: 'kept', state: 'paused', mode: 'disk', durable: true, replica: { server: 'office', at, kind: 'disk', behindSeconds: 0, failure: null } })
+    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
+    bootApp(client, `#/sessions/${s.id}`)
+    const view = await screen.findByRole('region', { name: 'session kept' })
+    const replica = await within(view).findByRole('region', { name: 'replica' })
+    expect(within(replica).getByText(/^disk copy on office of 5 min ago \(.*\), up to date$/)).toBeTruthy()
+    expect(within(replica).getByText(/up to date/).getAttribute('title')).toBe(at)
+    // a seal its target could not take: behind, with the reason, marked
+    act(() => client.emit('session.changed', { ...s, state: 'running', mode: null, replica: { server: 'office', at, kind: 'memory', behindSeconds: 190, failure: 'office does not answer' } }))
+    const line = within(replica).getByText(/behind/)
+    expect(line.textContent).toMatch(/^● memory copy on office of 5 min ago \(.*\), 3 min behind \(office does not answer\)$/)
+    expect(line.className).toBe('unsaved')
+    // a session whose target is none shows no replica at all
+    act(() => client.emit('session.changed', { ...s, replica: null }))
+    expect(within(view).queryByRole('region', { name: 'replica' })).toBeNull()
+  })
 })
 
 describe('creating a session', () => {

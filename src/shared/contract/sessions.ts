@@ -18,6 +18,8 @@ export const sessionCalls = {
         image: z.string().min(1).max(256).optional(),
         /** start from a snapshot instead of an image (carried to --server when it lives elsewhere) */
         from: SnapshotRef.optional(),
+        /** start from a project folder's devcontainer.json (an absolute path on the machine running Berth) */
+        devcontainer: z.string().min(1).max(4096).optional(),
         name: SessionName.optional(),
         env: z.record(EnvName, z.string()).optional(),
         workspace: z.string().min(1).optional(),
@@ -29,7 +31,7 @@ export const sessionCalls = {
         restart: RestartPolicy.optional(),
         op: OpId,
       })
-      .refine((a) => !!a.image !== !!a.from, 'give either an image or a snapshot to start from'),
+      .refine((a) => [a.image, a.from, a.devcontainer].filter(Boolean).length === 1, 'give one of an image, a snapshot or a devcontainer folder to start from'),
     Session,
     'create a session from an image or a snapshot on a server',
   ),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ignoredLine, parseDevcontainer } from './devcontainer-file'
+import { ignoredLine } from '../../../shared/format'
+import { parseDevcontainer } from './devcontainer-file'
 
 const F = '.devcontainer/devcontainer.json'
 

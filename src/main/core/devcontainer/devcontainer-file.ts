@@ -246,10 +246,3 @@ export function parseDevcontainer(text: string, file: string): DevcontainerPlan 
   }
   return plan
 }
-
-/** The line create prints: what Berth did not act on, and that features may come later. */
-export function ignoredLine(ignored: readonly string[]): string | null {
-  if (!ignored.length) return null
-  const features = ignored.includes('features') ? ' (Dev Container Features are not supported yet; they may come in a later Berth)' : ''
-  return `ignored: ${ignored.join(', ')}${features}`
-}

@@ -50,3 +50,6 @@ export const sessionOfContainer = (labels: Record<string, string> | undefined): 
 export const pauseImage = (sessionId: string, pauseSnapshot: string) => `berth/${sessionId}:${pauseSnapshot}`
 /** What every pause image of a session matches (a docker `reference` filter). */
 export const pauseImagesOf = (sessionId: string) => pauseImage(sessionId, 'pause-*')
+
+/** The image Berth builds from a project's devcontainer.json on a server (one per home and project folder). */
+export const devcontainerImage = (homeId: string, projectKey: string) => `berth/devcontainer:${homeId}.${projectKey}`

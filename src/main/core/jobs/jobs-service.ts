@@ -8,6 +8,7 @@ import { BerthError, oneSentence } from '../../../shared/errors'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { startExec } from '../sessions/exec'
 import type { SessionService } from '../sessions/session-service'
+import { remoteOf } from '../sessions/session-shape'
 import type { SessionRow } from '../store/sessions-repo'
 import JOB_SCRIPT from './job.sh'
 import { parseJobLine, parseLogRead, quoteCommand } from './job-text'
@@ -31,12 +32,13 @@ export class JobsService {
   }
 
   /** Runs job.sh VERB ARGS in the session: its exit code and output. */
-  private async script(row: SessionRow & { containerId: string }, args: string[], env?: Record<string, string>): Promise<{ code: number | null; out: Buffer; err: string }> {
+  private async script(row: Pick<SessionRow, 'server'> & { containerId: string }, args: string[], env?: Record<string, string>, user?: string): Promise<{ code: number | null; out: Buffer; err: string }> {
     const engine = this.engines.get(row.server)
     await engine.ready()
     const out: Buffer[] = []
     const err: Buffer[] = []
-    const h = await startExec(engine.docker, row.containerId, { cmd: ['/bin/sh', '-c', JOB_SCRIPT, 'berth-job', ...args], env }, (fd, d) => (fd === 1 ? out : err).push(d))
+    const cmd = ['/bin/sh', '-c', JOB_SCRIPT, 'berth-job', ...args]
+    const h = await startExec(engine.docker, row.containerId, { cmd, env, user }, (fd, d) => (fd === 1 ? out : err).push(d))
     const { code, dropped } = await h.exit
     if (dropped) throw new BerthError('unreachable', `the connection to server ${row.server} dropped`)
     return { code, out: Buffer.concat(out), err: Buffer.concat(err).toString('utf8') }
@@ -52,10 +54,31 @@ export class JobsService {
     const first = this.sessions.resolve(ref)
     for (const hook of this.sessions.beforeAttach) await hook(first)
     const row = this.running(first.id, 'start a job')
-    const id = `j${randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(0, 8)}`
-    const r = await this.script(row, ['start', id, quoteCommand(cmd), ...cmd], env)
-    if (r.code !== 0 || !r.out.toString('utf8').includes(`started ${id}`)) throw this.failure(row, 'could not start the job', r)
+    const id = await this.launch(row, row.containerId, cmd, env)
     return (await this.list(row.id)).find((j) => j.id === id) ?? { id, command: quoteCommand(cmd), state: 'running', exitCode: null, startedAt: new Date().toISOString(), endedAt: null }
+  }
+
+  /**
+   * Starts a job in a container that runs, whatever the session's state says (a start hook runs
+   * before the session counts as running), as the session's user with its environment under `env`.
+   */
+  async launch(row: SessionRow, containerId: string, cmd: string[], env?: Record<string, string>): Promise<string> {
+    const id = `j${randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(0, 8)}`
+    const remote = remoteOf(row)
+    const r = await this.script({ server: row.server, containerId }, ['start', id, quoteCommand(cmd), ...cmd], { ...remote.env, ...env }, remote.user)
+    if (r.code !== 0 || !r.out.toString('utf8').includes(`started ${id}`)) throw this.failure(row, 'could not start the job', r)
+    return id
+  }
+
+  /** A job's state and the last lines of its log, read from a given container (for the start hooks' followers). */
+  async peek(row: SessionRow, containerId: string, id: string, lines: number): Promise<{ state: string; exitCode: number | null; lines: string[] }> {
+    const at = { server: row.server, containerId }
+    const listed = await this.script(at, ['list'])
+    const job = listed.out.toString('utf8').split('\n').map(parseJobLine).find((j) => j?.id === id)
+    if (!job) throw new BerthError('not_found', `no job ${id} in session ${row.name}`)
+    const r = await this.script(at, ['read', id, '0', '0', String(READ_BYTES)])
+    const read = r.code === 0 ? parseLogRead(r.out, { gen: 0, offset: 0 }) : { lines: [] }
+    return { state: job.state, exitCode: job.exitCode, lines: read.lines.map((l) => l.text).slice(-lines) }
   }
 
   async list(ref: string): Promise<Job[]> {

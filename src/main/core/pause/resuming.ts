@@ -105,7 +105,7 @@ export class Resuming {
       const fallback = str(outcome.value.fallback)
       // what every start of the container needs before the session counts as running (secrets)
       if (restored !== 'none') {
-        await d.sessions.runAfterStart(row, d.engines.get(row.server), containerOf(row)).catch((e: Error) =>
+        await d.sessions.runAfterStart(row, d.engines.get(row.server), containerOf(row), { kept: mode !== 'disk' }).catch((e: Error) =>
           d.lifecycle.note(id, 'after-start-failed', { reason: oneSentence(e.message) }),
         )
       }
@@ -148,7 +148,7 @@ export class Resuming {
     const row = d.sessionsRepo.get(id)!
     const info = await inspectContainer(d.engines.get(row.server), containerOf(row))
     if (info?.State.Running && !info.State.Paused) {
-      await d.sessions.runAfterStart(row, d.engines.get(row.server), info.Id).catch(() => undefined)
+      await d.sessions.runAfterStart(row, d.engines.get(row.server), info.Id, { kept: true }).catch(() => undefined)
       d.lifecycle.transition(id, {
         from: ['resuming'],
         to: 'running',

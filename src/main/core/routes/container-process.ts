@@ -11,6 +11,8 @@ export interface ProcessSpec {
   command?: string
   tty: boolean
   env: Record<string, string>
+  /** the session's user for this process (absent: the image's) */
+  user?: string | undefined
 }
 
 export interface ContainerProcess {
@@ -75,7 +77,7 @@ export async function startContainerProcess(docker: Dockerode, containerId: stri
   const { exec, stream } = await openExec(
     docker,
     containerId,
-    { Cmd: commandFor(spec), AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: spec.tty, Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`) },
+    { Cmd: commandFor(spec), AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: spec.tty, Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`), User: spec.user },
     { hijack: true, stdin: true, Tty: spec.tty },
   )
   return {

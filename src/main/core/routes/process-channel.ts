@@ -6,6 +6,7 @@ import { BerthError } from '../../../shared/errors'
 import type { ActivityTap } from './activity'
 import type { AgentForwarding } from './agent-forwarding'
 import { guardInbox, pipeProcess, type ChannelBounds } from './channel-pipe'
+import { remoteOf } from '../sessions/session-shape'
 import { sshEnv } from './channel-requests'
 import { signalInContainer, startContainerProcess, type ProcessSpec } from './container-process'
 import type { GatewayConn, LiveChannels } from './gateway-conn'
@@ -90,7 +91,9 @@ export abstract class ProcessChannel {
       return refuse(e instanceof BerthError ? e.message : `cannot reach the session: ${(e as Error).message}`)
     }
     if (this.closed) return
-    const env: Record<string, string> = { ...this.requests.env, ...sshEnv(conn.remote, ctx.gatewayPort()) }
+    // a devcontainer's remoteUser and remoteEnv hold for ssh too
+    const remote = remoteOf(reached.row)
+    const env: Record<string, string> = { ...remote.env, ...this.requests.env, ...sshEnv(conn.remote, ctx.gatewayPort()) }
     if (pty) env.TERM = pty.term
     let agent: { socketPath: string; stop(): void } | undefined
     if (this.requests.agentRequested && conn.client) {
@@ -103,7 +106,7 @@ export abstract class ProcessChannel {
     }
     let proc
     try {
-      proc = await startContainerProcess(reached.engine.docker, reached.containerId, { ...this.spec(), tty: !!pty, env })
+      proc = await startContainerProcess(reached.engine.docker, reached.containerId, { ...this.spec(), tty: !!pty, env, user: remote.user })
     } catch (e) {
       agent?.stop()
       return refuse(`cannot start ${this.what} in session ${reached.row.route}: ${(e as Error).message.split('\n')[0]}`)

@@ -9,6 +9,7 @@ import type { Handlers } from '../api'
 import type { Core, CoreModule } from '../core'
 import type { PauseApi } from '../pause/pause-service'
 import { LIVE } from '../sessions/lifecycle'
+import { shapeOf } from '../sessions/session-shape'
 import type { SessionRow } from '../store/sessions-repo'
 import { ActivityTap } from './activity'
 import { AgentForwarding } from './agent-forwarding'
@@ -209,7 +210,10 @@ export class RoutesModule implements CoreModule {
   private decorate(row: SessionRow, model: Session, gatewayPort: number, previewPort: number): void {
     if (row.state === 'finished') return
     const cached = this.previews.get(row.id)
-    const ports = row.state === 'running' && cached && cached.containerId === row.containerId ? cached.ports : []
+    const listening = row.state === 'running' && cached && cached.containerId === row.containerId ? cached.ports : []
+    // a devcontainer's forwardPorts are previews whether or not something listens there yet
+    const declared = row.state === 'running' ? (shapeOf(row.options).dev?.ports ?? []) : []
+    const ports = [...new Set([...declared, ...listening])].sort((a, b) => a - b)
     model.sshLine = sshLine(row.route, gatewayPort, HOST)
     if (ports.length === 0) {
       model.previews = []

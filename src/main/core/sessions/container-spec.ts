@@ -38,6 +38,10 @@ const secretsMount = (): Dockerode.MountSettings => ({
   VolumeOptions: { NoCopy: true, Labels: {}, DriverConfig: { Name: 'local', Options: { type: 'tmpfs', device: 'tmpfs', o: 'size=1m,mode=0700' } } },
 })
 
+// a devcontainer's named volumes (names and targets were checked when its file was read)
+const volumeMounts = (shape: SessionShape | undefined): Dockerode.MountSettings[] =>
+  (shape?.dev?.volumes ?? []).map((v) => ({ Type: 'volume', Source: v.source, Target: v.target }))
+
 export function containerSpec(s: SpecInput): Dockerode.ContainerCreateOptions {
   return {
     name: containerName(s.id),
@@ -49,7 +53,7 @@ export function containerSpec(s: SpecInput): Dockerode.ContainerCreateOptions {
     WorkingDir: '/workspace',
     Labels: { [LABEL_SESSION]: s.id, [LABEL_HOME]: s.home, [LABEL_ROUTE]: s.route },
     HostConfig: {
-      Mounts: [{ Type: 'volume', Source: volumeName(s.id), Target: '/workspace' }, ...(s.secrets ? [secretsMount()] : []), ...(s.mounts ?? [])],
+      Mounts: [{ Type: 'volume', Source: volumeName(s.id), Target: '/workspace' }, ...(s.secrets ? [secretsMount()] : []), ...(s.mounts ?? []), ...volumeMounts(s.shape)],
       // the supervisor restarts the main process by the session's policy; the container itself never
       RestartPolicy: { Name: 'no' },
       ...limitsConfig(s.shape?.limits ?? {}),

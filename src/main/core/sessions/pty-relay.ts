@@ -82,6 +82,7 @@ export interface RelayedTerminal {
   env?: Record<string, string> | undefined
   cols: number
   rows: number
+  user?: string | undefined
 }
 
 /** Starts CMD on a pty the relay makes in the container; the handle speaks the relay's frames. */
@@ -94,7 +95,7 @@ export async function startRelayedTerminal(
   const h = await startExec(
     docker,
     containerId,
-    { cmd: ['perl', '-e', PTY_RELAY, String(t.cols), String(t.rows), ...t.cmd], stdin: true, env: t.env },
+    { cmd: ['perl', '-e', PTY_RELAY, String(t.cols), String(t.rows), ...t.cmd], stdin: true, env: t.env, user: t.user },
     onData,
   )
   return {

@@ -79,6 +79,6 @@ export async function startSessionContainer(
     const info = await container.inspect()
     if (!info.State.Running) await container.start()
   }
-  await sessions.runAfterStart(started, engine, containerId)
+  await sessions.runAfterStart(started, engine, containerId, { kept: memory })
   return { containerId, memory, note }
 }

@@ -1,7 +1,7 @@
 // The session verbs of the foundation: create, list, show, exec, finish. Every state change goes
 // through the Lifecycle (compare-and-set + events log).
 import type Dockerode from 'dockerode'
-import type { Limits, RestartPolicy, Session, SessionState, SessionSummary } from '../../../shared/models'
+import { SessionSource, type Limits, type RestartPolicy, type Session, type SessionState, type SessionSummary } from '../../../shared/models'
 import { BerthError, reasonOf, toErrorBody } from '../../../shared/errors'
 import type { CoreBus } from '../bus'
 import type { Engine } from '../engines/engine'
@@ -18,7 +18,7 @@ import { containerName, volumeName, LABEL_HOME, LABEL_SESSION } from '../engines
 import { startExec, type ExecOptions } from './exec'
 import type { Lifecycle } from './lifecycle'
 import { isNotFound } from '../engines/docker-errors'
-import { mainOf, shapeOptions, type SessionShape } from './session-shape'
+import { mainOf, remoteOf, shapeOptions, type DevShape, type SessionShape } from './session-shape'
 
 export interface CreateSessionInput {
   server?: string | undefined
@@ -32,6 +32,10 @@ export interface CreateSessionInput {
   limits?: Limits | undefined
   /** when the image's own main process stops by itself (default on-failure) */
   restart?: RestartPolicy | undefined
+  /** a devcontainer's part: the user and environment of its commands, its ports, start commands, volumes */
+  dev?: DevShape | undefined
+  /** where it came from (a devcontainer.json), as `session show` tells it */
+  source?: SessionSource | undefined
   op?: string | undefined
 }
 
@@ -53,6 +57,11 @@ export type CreateHook = (input: CreateSessionInput, id: string) => Promise<Crea
 export interface CreateStep {
   row?: Partial<Pick<SessionRow, 'workspace'>>
   afterStart?: (engine: Engine, containerId: string, progress: ProgressReporter) => Promise<void>
+}
+
+/** How a container came to run: kept is true when its processes came back (a memory or frozen resume), false for a boot. */
+export interface StartKind {
+  kept: boolean
 }
 
 /** Makes a paused session's lost container again from what Berth kept of it and says what came back. */
@@ -98,7 +107,7 @@ export class SessionService {
    * Called once a session's container runs (create, resume, restart, a move, a restore), before the
    * session counts as running: secrets live on a tmpfs that every start leaves empty.
    */
-  readonly afterStart: Array<(row: SessionRow, engine: Engine, containerId: string) => Promise<void>> = []
+  readonly afterStart: Array<(row: SessionRow, engine: Engine, containerId: string, start: StartKind) => Promise<void>> = []
   /** Called before a command or terminal attaches to a session (an auto-paused one resumes here). */
   readonly beforeAttach: Array<(row: SessionRow) => Promise<void>> = []
   /** Called once a session finished and its container is gone (pause artefacts are removed here). */
@@ -156,6 +165,8 @@ export class SessionService {
     return rows.map((row) => {
       const { version: _v, idleAfterSeconds: _i, options: _o, ...rest } = row
       const model: Session = rest
+      const source = SessionSource.safeParse(row.options.source)
+      if (source.success) model.source = source.data
       for (const f of fill) f(row, model)
       return model
     })
@@ -216,7 +227,7 @@ export class SessionService {
       env: input.env ?? {},
       secrets: input.secrets ?? [],
       workspace: null,
-      options: { limits: input.limits ?? {} },
+      options: { limits: input.limits ?? {}, ...(input.source ? { source: input.source } : {}) },
     })
     for (const step of steps) Object.assign(row, step.row)
     this.sessions.insert(row)
@@ -229,7 +240,7 @@ export class SessionService {
       progress.stage('create', `creating the container on ${serverName}`)
       // the image's own service stays its main process (Berth's keep-alive only when it has none)
       const config = (await engine.docker.getImage(input.image).inspect()).Config
-      const shape: SessionShape = { main: mainOf(config, input.restart ?? 'on-failure'), limits: input.limits ?? {} }
+      const shape: SessionShape = { main: mainOf(config, input.restart ?? 'on-failure'), limits: input.limits ?? {}, dev: input.dev ?? null }
       row.options = { ...row.options, ...shapeOptions(shape) }
       this.sessions.patch(id, { options: row.options }, nowIso())
       await engine.docker.createVolume({ Name: volumeName(id), Labels: { [LABEL_SESSION]: id, [LABEL_HOME]: this.homeId } })
@@ -255,8 +266,8 @@ export class SessionService {
   }
 
   /** Every verb that starts a session's container calls this before the session counts as running. */
-  async runAfterStart(row: SessionRow, engine: Engine, containerId: string): Promise<void> {
-    for (const hook of this.afterStart) await hook(row, engine, containerId)
+  async runAfterStart(row: SessionRow, engine: Engine, containerId: string, start: StartKind = { kept: false }): Promise<void> {
+    for (const hook of this.afterStart) await hook(row, engine, containerId, start)
   }
 
   async finish(ref: string): Promise<Session> {
@@ -306,9 +317,12 @@ export class SessionService {
     const signal = terminal ? 'terminal' : 'command'
     this.bus.signal('activity', { sessionId: row.id, signal })
     if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: 1 })
+    // a devcontainer's remoteUser and remoteEnv are those of every command run in the session
+    const remote = remoteOf(row)
+    const run: ExecOptions = { ...opts, user: opts.user ?? remote.user, env: { ...remote.env, ...opts.env } }
     let handle
     try {
-      handle = await startExec(engine.docker, row.containerId, opts, (fd, d) => this.hub.data(streamId, fd, d))
+      handle = await startExec(engine.docker, row.containerId, run, (fd, d) => this.hub.data(streamId, fd, d))
     } catch (e) {
       if (!terminal) this.bus.signal('foreground', { sessionId: row.id, delta: -1 })
       this.hub.exit(streamId, null, toErrorBody(e))

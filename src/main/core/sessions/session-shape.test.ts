@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { limitsConfig, limitsWithDefaults, mainOf, shapeOf, supervisorEntrypoint } from './session-shape'
+import { limitsConfig, limitsWithDefaults, mainOf, remoteOf, shapeOf, shapeOptions, supervisorEntrypoint } from './session-shape'
 
 const NONE = { sessionCpus: null, sessionMemory: null, sessionPids: null }
 
@@ -21,6 +21,12 @@ describe("a session's shape", () => {
   it('reads what a session keeps, anything unreadable counting as absent', () => {
     expect(shapeOf({ main: { argv: [] }, limits: { cpus: -1 } })).toEqual({ main: null, limits: {} })
     expect(shapeOf({ limits: { memoryBytes: 64 * 2 ** 20 } }).limits).toEqual({ memoryBytes: 64 * 2 ** 20 })
+    // a devcontainer's part: its user and environment reach exec, terminals and ssh; forks carry it
+    const dev = { user: 'dev', remoteEnv: { EDITOR: 'vi' }, ports: [8080], postStart: [{ argv: ['make', 'serve'] }], volumes: [] }
+    expect(shapeOf({ limits: {}, dev }).dev).toEqual(dev)
+    expect(remoteOf({ options: { dev } })).toEqual({ user: 'dev', env: { EDITOR: 'vi' } })
+    expect(remoteOf({ options: { dev: { user: 7 } } })).toEqual({ env: {} })
+    expect(shapeOptions(shapeOf({ limits: {}, dev }))).toEqual({ limits: {}, dev })
   })
 
   it('gives the engine its limits, memory without swap', () => {

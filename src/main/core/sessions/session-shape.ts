@@ -16,20 +16,46 @@ export const MainSpec = z.object({
 })
 export type MainSpec = z.infer<typeof MainSpec>
 
+/** A command the session runs on every start of its container (a devcontainer's postStartCommand). */
+export const StartCommand = z.object({ name: z.string().optional(), argv: z.array(z.string()).min(1) })
+export type StartCommand = z.infer<typeof StartCommand>
+
+/**
+ * What a session made from a devcontainer.json keeps for its whole life (moves and forks too): the
+ * user and environment of its terminals, commands and ssh, its forwarded ports, what runs on every
+ * start, and its named volumes.
+ */
+export const DevShape = z.object({
+  user: z.string().optional(),
+  remoteEnv: z.record(z.string(), z.string()).default({}),
+  ports: z.array(z.number().int().min(1).max(65535)).default([]),
+  postStart: z.array(StartCommand).default([]),
+  volumes: z.array(z.object({ source: z.string(), target: z.string() })).default([]),
+})
+export type DevShape = z.infer<typeof DevShape>
+
 export interface SessionShape {
   main: MainSpec | null
   limits: Limits
+  dev?: DevShape | null | undefined
 }
 
 /** The shape kept in a session's (or a snapshot's) options; anything unreadable counts as absent. */
 export function shapeOf(options: Record<string, unknown> | undefined): SessionShape {
   const main = MainSpec.safeParse(options?.main)
   const limits = Limits.safeParse(options?.limits ?? {})
-  return { main: main.success ? main.data : null, limits: limits.success ? limits.data : {} }
+  const dev = options?.dev === undefined ? null : DevShape.safeParse(options.dev)
+  return { main: main.success ? main.data : null, limits: limits.success ? limits.data : {}, ...(dev?.success ? { dev: dev.data } : {}) }
 }
 
 /** The options that carry a shape (what a snapshot keeps to make a session like it again). */
-export const shapeOptions = (s: SessionShape): Record<string, unknown> => ({ ...(s.main ? { main: s.main } : {}), limits: s.limits })
+export const shapeOptions = (s: SessionShape): Record<string, unknown> => ({ ...(s.main ? { main: s.main } : {}), limits: s.limits, ...(s.dev ? { dev: s.dev } : {}) })
+
+/** Who runs a session's terminals, commands and ssh, and with what environment (absent: the image's user). */
+export function remoteOf(row: { options?: Record<string, unknown> }): { user?: string; env: Record<string, string> } {
+  const dev = shapeOf(row.options).dev
+  return { ...(dev?.user ? { user: dev.user } : {}), env: dev?.remoteEnv ?? {} }
+}
 
 // A base image's CMD is usually a bare shell: without a terminal it ends at once and is no service.
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh', 'fish'])

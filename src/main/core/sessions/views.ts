@@ -10,6 +10,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { StreamHub, StreamOwner } from '../streams/stream-hub'
 import { startExec, type ExecHandle } from './exec'
 import { startRelayedTerminal } from './pty-relay'
+import { remoteOf } from './session-shape'
 import type { SessionService } from './session-service'
 
 export const TMUX_SOCKET = 'berth'
@@ -82,7 +83,8 @@ export class ViewService {
     const engine = this.engines.get(row.server)
     await engine.ready()
     const chunks: Buffer[] = []
-    const h = await startExec(engine.docker, row.containerId, { cmd: ['/bin/sh', '-c', script] }, (_fd, d) => chunks.push(d))
+    // as the session's user: its tmux server is that user's (a devcontainer's remoteUser)
+    const h = await startExec(engine.docker, row.containerId, { cmd: ['/bin/sh', '-c', script], user: remoteOf(row).user }, (_fd, d) => chunks.push(d))
     const { code } = await h.exit
     return { code, out: Buffer.concat(chunks).toString('utf8') }
   }
@@ -112,11 +114,12 @@ export class ViewService {
     let handle: ExecHandle
     try {
       const cmd = ['/bin/sh', '-c', attachScript(view, { history: !!args.history, rows: args.rows })]
-      const env = { TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8', [TERMINAL_ENV]: streamId }
+      const remote = remoteOf(row)
+      const env = { ...remote.env, TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'C.UTF-8', [TERMINAL_ENV]: streamId }
       const onData = (fd: 1 | 2, d: Buffer) => this.hub.data(streamId, fd, d)
       handle = tools.perl
-        ? await startRelayedTerminal(engine.docker, row.containerId, { cmd, env, cols: args.cols, rows: args.rows }, onData)
-        : await startExec(engine.docker, row.containerId, { cmd, tty: true, stdin: true, cols: args.cols, rows: args.rows, env }, onData)
+        ? await startRelayedTerminal(engine.docker, row.containerId, { cmd, env, cols: args.cols, rows: args.rows, user: remote.user }, onData)
+        : await startExec(engine.docker, row.containerId, { cmd, tty: true, stdin: true, cols: args.cols, rows: args.rows, env, user: remote.user }, onData)
     } catch (e) {
       this.hub.exit(streamId, null, toErrorBody(e))
       throw e

@@ -43,7 +43,7 @@ export async function commitMove(svc: SnapshotService, transfer: Transfer, m: Mo
     }
     const runs = await target.docker.getContainer(out.containerId).inspect()
     if (!runs.State.Running) throw new BerthError('engine', `the session's container did not start on ${to} (${runs.State.Status})`)
-    await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId, server: to }, target, out.containerId)
+    await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId, server: to }, target, out.containerId, { kept: memory })
     // the switch: from here the session lives on the target
     ctx.lifecycle.transition(row.id, {
       from: ['moving'],

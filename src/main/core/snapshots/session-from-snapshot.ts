@@ -106,7 +106,7 @@ async function restoreElsewhere(
     } else {
       await target.docker.getContainer(out.containerId).start()
     }
-    await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId }, target, out.containerId)
+    await ctx.sessions.runAfterStart({ ...row, containerId: out.containerId }, target, out.containerId, { kept: memory })
     await transfer.stage.remove(source, key)
     await transfer.stage.remove(target, key)
     return { containerId: out.containerId, image: out.image, memory, note }

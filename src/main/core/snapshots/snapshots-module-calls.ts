@@ -1,5 +1,6 @@
 // The calls the snapshots module answers: snapshots, fork, rewind, restart, move, stale sessions,
 // and session.create (an image, or a snapshot to start from).
+import type { DevcontainerService } from '../devcontainer/devcontainer-service'
 import { BerthError } from '../../../shared/errors'
 import type { Handlers } from '../api'
 import type { Core } from '../core'
@@ -30,7 +31,7 @@ type SnapshotCalls = Pick<
   | 'session.create'
 >
 
-export function snapshotCalls(core: Core, service: SnapshotService, transfer: Transfer, secrets: Secrets): SnapshotCalls {
+export function snapshotCalls(core: Core, service: SnapshotService, transfer: Transfer, secrets: Secrets, devcontainers: DevcontainerService): SnapshotCalls {
   return {
     'snapshot.create': (a) => {
       const row = core.sessions.resolve(a.id)
@@ -69,6 +70,10 @@ export function snapshotCalls(core: Core, service: SnapshotService, transfer: Tr
           op: a.op,
         })
         return made.session
+      }
+      if (a.devcontainer) {
+        const { devcontainer: dir, ...rest } = a
+        return await devcontainers.create({ ...rest, dir }, (given) => limitsWithDefaults(core.settings.get(), given))
       }
       if (!a.image) throw new BerthError('usage', 'give an image or a snapshot to start from')
       return await core.sessions.create({ ...a, image: a.image, limits: limitsWithDefaults(core.settings.get(), a.limits) })

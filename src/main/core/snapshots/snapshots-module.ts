@@ -1,6 +1,7 @@
 // Plugs snapshots, seals, fork, rewind, restart, move and sessions made from snapshots into the core:
 // builds the service, follows the sessions (snapshots-module-follow.ts), answers the calls (snapshots-module-calls.ts).
 import type { Core } from '../core'
+import type { DevcontainerService } from '../devcontainer/devcontainer-service'
 import type { Secrets } from '../secrets/secrets-module'
 import { SnapshotsRepo } from '../store/snapshots-repo'
 import type { PauseService } from '../pause/pause-service'
@@ -20,7 +21,7 @@ export interface SnapshotsModule {
   transfer: Transfer
 }
 
-export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService): SnapshotsModule {
+export function installSnapshots(core: Core, secrets: Secrets, pause: PauseService, devcontainers: DevcontainerService): SnapshotsModule {
   const transfer = new Transfer(pause.checkpoints, core.homeId)
   const service = new SnapshotService({
     memory: new MemoryParts(pause, core.engines),
@@ -46,7 +47,7 @@ export function installSnapshots(core: Core, secrets: Secrets, pause: PauseServi
       stop: () => sealer.stop(),
     },
     {
-      ...snapshotCalls(core, service, transfer, secrets),
+      ...snapshotCalls(core, service, transfer, secrets, devcontainers),
       // the snapshot browser
       'snapshot.timeline': (a) => timeline(service, a.session),
       'snapshot.diff': (a) => diff(service, a),

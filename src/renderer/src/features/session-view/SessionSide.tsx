@@ -5,6 +5,7 @@ import type { ShownSession } from '../../stores/sessions'
 import { saveSession } from '../sessions/session-actions'
 import { EventsPanel } from './EventsPanel'
 import { JobsPanel } from './JobsPanel'
+import { ReplicaPanel } from './ReplicaPanel'
 
 /** What the session is doing besides its terminals: previews, pausing rules, workspace, events. */
 export function SessionSide({ session: s, id }: { session: ShownSession; id?: string }) {
@@ -107,6 +108,7 @@ export function SessionSide({ session: s, id }: { session: ShownSession; id?: st
           </div>
         </section>
       )}
+      {live && s.replica && <ReplicaPanel replica={s.replica} />}
       <section>
         <JobsPanel sessionId={s.id} running={s.state === 'running'} />
       </section>
