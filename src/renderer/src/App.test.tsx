@@ -258,6 +258,24 @@ describe('creating a session', () => {
     await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: created.id }))
     expect(client.callsOf('session.create')[0]).toMatchObject({ server: 'local', image: 'berth-tiny:latest', name: 'fresh', env: { A: '1', B: 'two=2' } })
   })
+
+  it("offers to start from a folder's devcontainer.json, the workspace's when no folder is named", async () => {
+    const created = session({ name: 'webapp' })
+    const client = new FakeClient().handle('session.list', () => []).handle('session.create', () => created).fail('view.list', 'conflict', 'not yet')
+    const stores = bootApp(client)
+    fireEvent.click((await screen.findAllByRole('button', { name: 'New session' }))[0]!)
+    const dialog = await screen.findByRole('dialog', { name: 'New session' })
+    fireEvent.click(within(dialog).getByLabelText("From this folder's devcontainer.json"))
+    expect(within(dialog).queryByLabelText('image')).toBeNull()
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    expect((await within(dialog).findByRole('alert')).textContent).toMatch(/^name the project folder/)
+    fireEvent.change(within(dialog).getByLabelText('workspace'), { target: { value: '/home/me/src/webapp' } })
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create' }))
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: created.id }))
+    const call = client.callsOf('session.create')[0]
+    expect(call).toMatchObject({ server: 'local', devcontainer: '/home/me/src/webapp', workspace: '/home/me/src/webapp' })
+    expect(call).not.toHaveProperty('image')
+  })
 })
 
 describe('the servers screen', () => {

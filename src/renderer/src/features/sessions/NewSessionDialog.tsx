@@ -36,6 +36,9 @@ export function NewSessionDialog() {
   const [name, setName] = useState('')
   const [envText, setEnvText] = useState('')
   const [workspace, setWorkspace] = useState('')
+  // where the session starts from: an image, or a project folder's devcontainer.json
+  const [from, setFrom] = useState<'image' | 'devcontainer'>('image')
+  const [folder, setFolder] = useState('')
   const [fieldError, setFieldError] = useState<string | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
@@ -59,13 +62,16 @@ export function NewSessionDialog() {
     setError(null)
     const env = parseEnvLines(envText)
     if ('error' in env) return setFieldError(env.error)
-    const args = { server, image: image.trim(), name: name.trim() || undefined, env: env.env, workspace: workspace.trim() || undefined, secrets: chosen.length ? chosen : undefined, op }
+    const ws = workspace.trim() || undefined
+    const start = from === 'image' ? { image: image.trim() } : { devcontainer: folder.trim() || ws }
+    const args = { server, ...start, name: name.trim() || undefined, env: env.env, workspace: ws, secrets: chosen.length ? chosen : undefined, op }
+    if (from === 'devcontainer' && !args.devcontainer) return setFieldError('name the project folder that holds .devcontainer/devcontainer.json (or a workspace)')
     const checked = calls['session.create'].args.safeParse(args)
     if (!checked.success) return setFieldError(checked.error.issues[0]?.message ?? 'check the fields')
     setBusy(true)
     try {
       const s = await stores.sessions.getState().create(args)
-      localStorage.setItem(LAST_IMAGE, args.image)
+      if (args.image) localStorage.setItem(LAST_IMAGE, args.image)
       close()
       navigate({ screen: 'session', id: s.id })
     } catch (e) {
@@ -95,16 +101,40 @@ export function NewSessionDialog() {
             ))}
           </select>
         </label>
-        <label className="field">
-          Image
-          <input value={image} onChange={(e) => setImage(e.target.value)} list="known-images" disabled={busy} required aria-label="image" />
-          <datalist id="known-images">
-            {images.map((i) => (
-              <option key={i} value={i} />
-            ))}
-          </datalist>
-          <span className="hint">Missing on a connected server? Berth carries it there from a server that has it.</span>
-        </label>
+        <fieldset className="field" style={{ border: 'none', padding: 0, margin: 0 }}>
+          Start from
+          <span style={{ display: 'flex', gap: 12, flexWrap: 'wrap' }}>
+            <label className="choice">
+              <input type="radio" name="from" disabled={busy} checked={from === 'image'} onChange={() => setFrom('image')} />
+              An image
+            </label>
+            <label className="choice">
+              <input type="radio" name="from" disabled={busy} checked={from === 'devcontainer'} onChange={() => setFrom('devcontainer')} />
+              From this folder's devcontainer.json
+            </label>
+          </span>
+        </fieldset>
+        {from === 'image' ? (
+          <label className="field">
+            Image
+            <input value={image} onChange={(e) => setImage(e.target.value)} list="known-images" disabled={busy} required aria-label="image" />
+            <datalist id="known-images">
+              {images.map((i) => (
+                <option key={i} value={i} />
+              ))}
+            </datalist>
+            <span className="hint">Missing on a connected server? Berth carries it there from a server that has it.</span>
+          </label>
+        ) : (
+          <label className="field">
+            Project folder{' '}
+            <span className="hint">
+              holding .devcontainer/devcontainer.json, on the machine running Berth (empty: the workspace below). Its image is used or its Dockerfile built on the
+              server; keys Berth does not support are listed in the session's events (Dev Container Features are not supported yet).
+            </span>
+            <input value={folder} onChange={(e) => setFolder(e.target.value)} disabled={busy} aria-label="project folder" placeholder="/home/me/src/project" />
+          </label>
+        )}
         <label className="field">
           Name <span className="hint">optional; a readable route name is chosen otherwise</span>
           <input value={name} onChange={(e) => setName(e.target.value)} disabled={busy} aria-label="name" placeholder="e.g. api-refactor" />
