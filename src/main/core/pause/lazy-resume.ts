@@ -87,7 +87,7 @@ export class LazyResume {
       () => null,
     )
     if (mode === 'memory') {
-      await d.sessions.runAfterStart(now, d.engines.get(row.server), containerId).catch(() => undefined)
+      await d.sessions.runAfterStart(now, d.engines.get(row.server), containerId, { kept: true }).catch(() => undefined)
       d.lifecycle.note(row.id, 'memory-back', { lazy: false, outcome: 'restored again, in full, from the checkpoint' })
       this.artefacts.removeSoon(pause)
     } else {
