@@ -80,17 +80,25 @@ export class LazyResume {
       this.artefacts.removeSoon(pause, 0)
       return
     }
-    d.lifecycle.note(row.id, 'lazy-restore-failed', { reason: end.why })
-    const now = d.sessionsRepo.get(row.id)
-    if (now?.state !== 'running') return
+    // restarting while it is brought back: the container the server stopped is expected down (the
+    // engine watch marks a running session whose container stopped as failed)
+    try {
+      d.lifecycle.transition(row.id, { from: ['running'], to: 'restarting', verb: 'resume', kind: 'lazy-restore-failed', detail: { reason: end.why } })
+    } catch {
+      return // someone else moved it meanwhile (a pause, a finish)
+    }
     const mode: PauseMode | null = await resumeDirect(d.engines, d.checkpoints, row.server, containerId, 'memory', pause.checkpoint ?? '-', pause.detail.layout === 'split').catch(
       () => null,
     )
+    const now = d.sessionsRepo.get(row.id)!
     if (mode === 'memory') {
       await d.sessions.runAfterStart(now, d.engines.get(row.server), containerId, { kept: true }).catch(() => undefined)
+      d.lifecycle.transition(row.id, { from: ['restarting'], to: 'running', verb: 'resume', detail: { restored: 'memory', outcome: 'restored again, in full' } })
       d.lifecycle.note(row.id, 'memory-back', { lazy: false, outcome: 'restored again, in full, from the checkpoint' })
       this.artefacts.removeSoon(pause)
     } else {
+      // the checkpoint is whole: the session is paused with its memory, to be resumed again
+      d.lifecycle.transition(row.id, { from: ['restarting'], to: 'paused', verb: 'resume', patch: { mode: 'memory' }, detail: { outcome: 'the full restore did not start; still paused with its memory' } })
       d.lifecycle.note(row.id, 'memory-back-unknown', { reason: 'the full restore after the lazy one failed did not start', outcome: 'the checkpoint is kept' })
     }
   }
