@@ -113,6 +113,14 @@ describe('sessions from a devcontainer.json', () => {
     }, 'the preview of port 8080 to answer', 60_000)
     expect(await answers()).toBe('served by the devcontainer\n')
 
+    // postStartCommand's first lines reach the events once Berth stops following it (a service keeps running)
+    const followed = await until(async () => {
+      const list = (await berth.json(['session', 'events', s.id])) as EventRecord[]
+      return list.find((e) => e.kind === 'post-start')
+    }, 'postStartCommand to be in the events', 60_000)
+    expect(followed.detail).toMatchObject({ state: 'running', command: 'busybox httpd -f -p 8080 -h /srv/www' })
+    expect(followed.detail.followed).toMatch(/keeps running \(berth logs webapp j[a-z0-9]+\)/)
+
     const paused = await berth.json(['pause', s.id, '--wait'], { timeoutMs: 240_000 })
     // memory, or (a loaded machine's memory pause running late) another mode that says why
     if (paused.mode !== 'memory') expect(paused.fallback).toEqual(expect.any(String))

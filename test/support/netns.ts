@@ -33,6 +33,11 @@ export class Partition {
     ip('netns', 'exec', this.name, 'ip', 'link', 'set', 'lo', 'up')
   }
 
+  /** What the host sends into the namespace goes at most `rate` (tc's units, e.g. '200mbit'): a transfer takes long enough to be cut half way. */
+  slow(rate: string): void {
+    execFileSync('tc', ['qdisc', 'replace', 'dev', this.hostIf, 'root', 'tbf', 'rate', rate, 'burst', '256kb', 'latency', '400ms'], { stdio: 'ignore' })
+  }
+
   /** The link goes down: nothing crosses, nothing is refused. */
   cut(): void {
     ip('link', 'set', this.hostIf, 'down')
