@@ -18,9 +18,13 @@
 //      four others are busy; needs root): with no desktop the browser is one autogroup among tmux,
 //      dockerd, each containerd-shim and the core, and its main thread waits for a core behind
 //      them (the "on CPU" column shows its own work is short).
+//   4. the snapshot browser (bench/ui-snapshots.ts): a session with 200 checkpoints painted, and a
+//      diff of 1,000 changed files listed.
 // Targets (issue 6): list painted under 1 s, list call p95 under 20 ms, terminal at least 10 MB/s,
-// the main thread never blocked over 100 ms at a time.
-// Run: npx tsx bench/ui.ts [LOADS]
+// the main thread never blocked over 100 ms at a time; (issue 20) 200 checkpoints painted and
+// 1,000 changed files listed, each under 1 s.
+// Run: npx tsx bench/ui.ts [LOADS]; BENCH_UI_PARTS=list,calls,snapshots,terminal (the default: all)
+// runs only the parts named.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import WebSocket from 'ws'
@@ -33,12 +37,14 @@ import { ensureRendererBuilt } from '../test/support/renderer-build'
 import { testHost } from '../test/support/testhost'
 import { BareChromium, type BarePage, type Cdp } from './bare-chromium'
 import { fmt, median, table } from './support'
+import { CHANGED_FILES, CHECKPOINTS, diffPaint, diffSession, seedCheckpoints, timelinePaint } from './ui-snapshots'
 
 const SESSIONS = 1000
 const FILE_BYTES = Number(process.env.BENCH_UI_FILE_MIB ?? 50) * 1024 * 1024
 const MB = 1_000_000
 /** timed cats per terminal, in one page */
 const CAT_RUNS = 3
+const PARTS = new Set((process.env.BENCH_UI_PARTS ?? 'list,calls,snapshots,terminal').split(',').map((p) => p.trim()))
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -308,19 +314,63 @@ async function main(): Promise<void> {
   ensureRendererBuilt()
   const berth = new BerthHome('bench-ui')
   const { live } = seed(berth.home)
+  // two paused sessions of the seeded ones, each with a long history (part 4)
+  const histories = [0, 1].map((i) => ({ id: `bench${String(i).padStart(5, '0')}`, name: `project-${i}` }))
+  for (const h of histories) seedCheckpoints(berth.home, h)
   const served = await serveUi(berth)
   const bare = await BareChromium.launch()
   const browser = await openBrowser()
   const c = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
   try {
     process.stderr.write(`${SESSIONS} sessions seeded (${live} live); ${loads} page loads, and as many under playwright...\n`)
-    const listPage = await bare.newPage()
-    const paint = await listPaint(listPage, served.url, loads, live)
-    await listPage.close()
-    const paintUnderPlaywright = await listPaint({ goto: (u) => browser.page.goto(u), evaluate: (e) => browser.page.evaluate(e) }, served.url, loads, live)
-    process.stderr.write('session.list through the WebSocket door and the control socket...\n')
-    const { ms: ws, bytes } = await wsCalls(served.url, served.port, 200)
-    const control = await controlCalls(c, 200)
+    console.log(`\nbench/ui: ${SESSIONS} sessions in the store (${live} live), Chromium ${execFileSync('/usr/bin/chromium', ['--version']).toString().trim().split(' ')[1]}; parts: ${[...PARTS].join(', ')}\n`)
+    if (PARTS.has('list')) {
+      const listPage = await bare.newPage()
+      const paint = await listPaint(listPage, served.url, loads, live)
+      await listPage.close()
+      const paintUnderPlaywright = await listPaint({ goto: (u) => browser.page.goto(u), evaluate: (e) => browser.page.evaluate(e) }, served.url, loads, live)
+      console.log(
+        table([
+          ['list', 'median ms', 'max ms', 'target', 'ratio to target'],
+          [`page load -> list painted (${live} rows)`, median(paint.painted), Math.max(...paint.painted), '< 1000', `${fmt(median(paint.painted) / 1000)}x`],
+          [`"All" filter -> the list of ${SESSIONS} painted`, median(paint.all), Math.max(...paint.all), '', ''],
+          ['page load -> list painted, under playwright (reference)', median(paintUnderPlaywright.painted), Math.max(...paintUnderPlaywright.painted), '', ''],
+        ]),
+      )
+      console.log()
+    }
+    if (PARTS.has('calls')) {
+      process.stderr.write('session.list through the WebSocket door and the control socket...\n')
+      const { ms: ws, bytes } = await wsCalls(served.url, served.port, 200)
+      const control = await controlCalls(c, 200)
+      console.log(
+        table([
+          [`session.list (1,000 sessions, ${Math.round(bytes / 1000)} KB)`, 'median ms', 'p95 ms', 'target p95', 'ratio to target'],
+          ['WebSocket door', median(ws), percentile(ws, 95), '< 20', `${fmt(percentile(ws, 95) / 20)}x`],
+          ['control socket (same core, alongside)', median(control), percentile(control, 95), '', ''],
+        ]),
+      )
+      console.log()
+    }
+    if (PARTS.has('snapshots')) {
+      process.stderr.write(`the snapshot browser: ${CHECKPOINTS} checkpoints painted, ${CHANGED_FILES} changed files listed...\n`)
+      const page = await bare.newPage()
+      const tl = await timelinePaint(page, served.url, histories[0]!, histories[1]!, loads)
+      const d = await diffSession(c, testHost().tinyImage)
+      const listed = await diffPaint(page, served.url, d, loads)
+      await page.close()
+      await c.call('session.finish', { id: d.id })
+      console.log(
+        table([
+          ['snapshot browser', 'median ms', 'max ms', 'target', 'ratio to target'],
+          [`page load -> ${CHECKPOINTS} checkpoints painted`, median(tl.load), Math.max(...tl.load), '< 1000', `${fmt(median(tl.load) / 1000)}x`],
+          [`another session's ${CHECKPOINTS} checkpoints (in the page)`, median(tl.switches), Math.max(...tl.switches), '< 1000', `${fmt(median(tl.switches) / 1000)}x`],
+          [`a click -> ${CHANGED_FILES} changed files listed`, median(listed), Math.max(...listed), '< 1000', `${fmt(median(listed) / 1000)}x`],
+        ]),
+      )
+      console.log(`(${loads} runs each; the diff is listed by the server from the two committed layers, one page of ${CHANGED_FILES})\n`)
+    }
+    if (!PARTS.has('terminal')) return
     process.stderr.write(`cat of ${FILE_BYTES / 1048576} MiB in a plain shell and in a view (tmux), ${CAT_RUNS + 1} times each...\n`)
     type Cats = Record<'plain' | 'view', Awaited<ReturnType<typeof catThroughput>> & { renderer: string }>
     let underPlaywright: CatRun | undefined
@@ -353,24 +403,6 @@ async function main(): Promise<void> {
     const front = await BareChromium.launch({ foreground: true })
     const inFront = front.priority.startsWith('foreground') ? await catsIn(front).finally(() => front.close()) : (await front.close(), undefined)
 
-    console.log(`\nbench/ui: ${SESSIONS} sessions in the store (${live} live), Chromium ${execFileSync('/usr/bin/chromium', ['--version']).toString().trim().split(' ')[1]}\n`)
-    console.log(
-      table([
-        ['list', 'median ms', 'max ms', 'target', 'ratio to target'],
-        [`page load -> list painted (${live} rows)`, median(paint.painted), Math.max(...paint.painted), '< 1000', `${fmt(median(paint.painted) / 1000)}x`],
-        [`"All" filter -> the list of ${SESSIONS} painted`, median(paint.all), Math.max(...paint.all), '', ''],
-        ['page load -> list painted, under playwright (reference)', median(paintUnderPlaywright.painted), Math.max(...paintUnderPlaywright.painted), '', ''],
-      ]),
-    )
-    console.log()
-    console.log(
-      table([
-        [`session.list (1,000 sessions, ${Math.round(bytes / 1000)} KB)`, 'median ms', 'p95 ms', 'target p95', 'ratio to target'],
-        ['WebSocket door', median(ws), percentile(ws, 95), '< 20', `${fmt(percentile(ws, 95) / 20)}x`],
-        ['control socket (same core, alongside)', median(control), percentile(control, 95), '', ''],
-      ]),
-    )
-    console.log()
     console.log(
       table([
         [`cat of ${FILE_BYTES / 1048576} MiB in a terminal`, 'median s', 'MB/s', 'first MB/s', 'longest block ms', 'longest task ms', 'on CPU ms', 'renderer', 'target', 'ratio to target'],

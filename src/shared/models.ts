@@ -293,6 +293,8 @@ export const Snapshot = z.object({
   freezeMs: z.number().nullable().optional(),
   /** a capture of a running session without its memory: why */
   memoryNote: z.string().nullable().optional(),
+  /** what a pause's checkpoint is (kept in its session while paused; spent once the session went on) */
+  note: z.string().nullable().optional(),
 })
 export type Snapshot = z.infer<typeof Snapshot>
 

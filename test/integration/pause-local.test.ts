@@ -26,7 +26,8 @@ describe('pause and resume on the local engine', () => {
 
     const paused = await berth.json(['pause', s.id, '--wait'])
     expect(paused).toMatchObject({ paused: true, mode: 'memory', durable: true })
-    expect(paused.snapshot).toMatch(/^pause-\d+$/)
+    // one name for the pause's checkpoint: the one the snapshot list gives it
+    expect(paused.snapshot).toMatch(/\.pause:v\d+$/)
     expect(paused.ms).toBeGreaterThan(0)
     expect(paused.fallback).toBeUndefined()
     const shown = await berth.json(['session', 'show', s.id])
@@ -106,8 +107,9 @@ describe('pause and resume on the local engine', () => {
       expect(shown).toMatchObject({ state: 'paused', mode: 'frozen' })
       const info = await localDocker().getContainer(shown.containerId).inspect()
       expect(info.State.Paused).toBe(true)
-      // the committed disk snapshot exists
-      await localDocker().getImage(`berth/${s.id}:${r.snapshot}`).inspect()
+      // the committed disk snapshot exists (under the pause's own tag; the user reads the listed name)
+      const pauseImages = async () => (await localDocker().listImages({ filters: JSON.stringify({ reference: [`berth/${s.id}:pause-*`] }) })).length
+      expect(await pauseImages()).toBe(1)
       const human = await berth.run(['session', 'show', s.id])
       expect(human.stdout).toContain('paused (frozen)')
 
@@ -117,7 +119,7 @@ describe('pause and resume on the local engine', () => {
       await typeInView(berth, s.id, 'echo "frozen=$FROZEN_VAR"')
       await viewShows(berth, s.id, 'frozen=still-here')
       // the snapshot is removed once the session runs again (nothing needs it)
-      await until(async () => !(await localDocker().getImage(`berth/${s.id}:${r.snapshot}`).inspect().then(() => true, () => false)), 'the pause image to be removed')
+      await until(async () => (await pauseImages()) === 0, 'the pause image to be removed')
     } finally {
       await berth.json(['server', 'checkpoint', 'local', 'auto'])
     }

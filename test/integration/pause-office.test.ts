@@ -82,7 +82,7 @@ describe('pause and resume on the office server', () => {
       // the server comes back: the next contact confirms the pause
       await sshd.start()
       const r = await pausing
-      expect(r).toMatchObject({ paused: true, mode: 'memory', durable: true, snapshot: 'pause-1' })
+      expect(r).toMatchObject({ paused: true, mode: 'memory', durable: true, snapshot: `${s.name}.pause:v1` })
     } finally {
       c.close()
     }

@@ -129,4 +129,32 @@ describe('the snapshot browser', () => {
     // the others still compare
     expect((await berth.json(['snapshot', 'diff', 'tl:v2'])).to).toBe('tl:v2')
   })
+  it("names a pause's checkpoint one way in its answer, its events and the list, and keeps it listed after the resume", async () => {
+    const s = await berth.json(['session', 'create', '--image', image, '--name', 'pz'])
+    const paused = await berth.json(['pause', 'pz', '--wait'])
+    expect(paused.snapshot).toBe('pz.pause:v1')
+    const events = (await berth.json(['session', 'events', 'pz'])) as Array<{ kind: string; detail: { snapshot?: string } }>
+    const named = [...new Set(events.filter((e) => e.detail.snapshot).map((e) => e.detail.snapshot))]
+    expect(named).toEqual(['pz.pause:v1'])
+    const listed = async () => ((await berth.json(['snapshot', 'ls', '--session', 'pz'])).items as Array<{ id: string; reason: string; kind: string; note: string | null }>)
+    const whilePaused = (await listed()).find((x) => x.id === 'pz.pause:v1')
+    expect(whilePaused).toMatchObject({ reason: 'pause', kind: paused.mode === 'memory' ? 'memory+disk' : 'disk' })
+    expect((await berth.run(['snapshot', 'ls', '--session', 'pz'])).stdout).toContain('pz.pause:v1')
+
+    // resumed: still listed, as the pause the session went on from; nothing can be made from it
+    await berth.json(['resume', 'pz'])
+    const after = (await listed()).find((x) => x.id === 'pz.pause:v1')
+    expect(after).toMatchObject({ reason: 'pause', kind: whilePaused!.kind })
+    expect(after!.note).toMatch(/the session resumed from it/)
+    expect((await berth.run(['snapshot', 'show', 'pz.pause:v1'])).stdout).toMatch(/note: +the checkpoint of a pause; the session resumed from it/)
+    expect((await berth.json(['snapshot', 'timeline', 'pz'])).items.map((x: { id: string }) => x.id)).toEqual(['pz.pause:v1'])
+    const refused = await berth.run(['session', 'create', '--from', 'pz.pause:v1', '--name', 'pz-child'])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toMatch(/checkpoint of a pause/)
+
+    // a second pause: the next name, and both are listed
+    expect((await berth.json(['pause', 'pz', '--wait'])).snapshot).toBe('pz.pause:v2')
+    expect((await listed()).map((x) => x.id)).toEqual(['pz.pause:v2', 'pz.pause:v1'])
+    await berth.json(['finish', s.id])
+  })
 })

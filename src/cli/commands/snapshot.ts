@@ -19,6 +19,7 @@ function showSnapshot(s: Snapshot): void {
     ['test restore', s.testRestored ? 'done' : 'not yet'],
     ...(typeof s.freezeMs === 'number' ? [['froze for', millis(s.freezeMs)] as [string, string]] : []),
     ...(s.memoryNote ? [['memory', s.memoryNote] as [string, string]] : []),
+    ...(s.note ? [['note', s.note] as [string, string]] : []),
   ])
 }
 

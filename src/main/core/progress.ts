@@ -22,8 +22,9 @@ export class ProgressReporter {
     this.emit({ stage, message, bytes: 0, total, done: false }, true)
   }
 
-  bytes(stage: string, message: string, bytes: number, total: number | null): void {
-    this.emit({ stage, message, bytes, total, done: false }, false)
+  /** Bytes done of a total; `force` for a figure that must not be dropped (the end of a stage), else at most 5 a second. */
+  bytes(stage: string, message: string, bytes: number, total: number | null, force = false): void {
+    this.emit({ stage, message, bytes, total, done: false }, force)
   }
 
   done(stage: string, message: string, bytes = 0): void {

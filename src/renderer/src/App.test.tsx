@@ -209,23 +209,47 @@ describe('the session view', () => {
     expect(within(view).getAllByText('resuming').length).toBeGreaterThan(0)
     expect(within(view).getByText('ssh -p 2200 calm-otter@127.0.0.1')).toBeTruthy()
   })
-  it("shows the session's replica as the contract has it, and marks one that fell behind", async () => {
-    const at = new Date(Date.now() - 5 * 60_000).toISOString()
-    const s = session({ name: 'kept', state: 'paused', mode: 'disk', durable: true, replica: { server: 'office', at, kind: 'disk', behindSeconds: 0, failure: null } })
+})
+
+describe('a pause in the session view', () => {
+  it('shows its stage and the memory written against what was expected, in a header that keeps its rows', async () => {
+    const s = session({ name: 'napping', state: 'pausing' })
     const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
     bootApp(client, `#/sessions/${s.id}`)
-    const view = await screen.findByRole('region', { name: 'session kept' })
-    const replica = await within(view).findByRole('region', { name: 'replica' })
-    expect(within(replica).getByText(/^disk copy on office of 5 min ago \(.*\), up to date$/)).toBeTruthy()
-    expect(within(replica).getByText(/up to date/).getAttribute('title')).toBe(at)
-    // a seal its target could not take: behind, with the reason, marked
-    act(() => client.emit('session.changed', { ...s, state: 'running', mode: null, replica: { server: 'office', at, kind: 'memory', behindSeconds: 190, failure: 'office does not answer' } }))
-    const line = within(replica).getByText(/behind/)
-    expect(line.textContent).toMatch(/^● memory copy on office of 5 min ago \(.*\), 3 min behind \(office does not answer\)$/)
-    expect(line.className).toBe('unsaved')
-    // a session whose target is none shows no replica at all
-    act(() => client.emit('session.changed', { ...s, replica: null }))
-    expect(within(view).queryByRole('region', { name: 'replica' })).toBeNull()
+    const view = await screen.findByRole('region', { name: 'session napping' })
+    const rows = () => [...view.querySelector('.session-head')!.children].map((c) => c.className)
+    const before = rows()
+    const base = { op: 'p', sessionId: s.id, server: 'local', rate: null, done: false }
+    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'writing the memory of napping', bytes: 0, total: 120 * 1024 * 1024 }))
+    const bar = within(view).getByRole('progressbar')
+    expect(bar.getAttribute('data-stage')).toBe('memory')
+    expect(bar.getAttribute('aria-valuetext')).toBe('writing the memory of napping — 120 MiB expected')
+    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'memory of napping written; making it durable', bytes: 90 * 1024 * 1024, total: 120 * 1024 * 1024 }))
+    expect(within(view).getByRole('progressbar').getAttribute('aria-valuetext')).toBe('memory of napping written; making it durable — 75% · 90.0 MiB of 120 MiB')
+    // the bar takes the status line: the header keeps the same rows
+    expect(rows()).toEqual(before)
+    expect(before).toEqual(['head-row', 'facts', 'status-line'])
+  })
+})
+
+describe('a pause in the session view', () => {
+  it('shows its stage and the memory written against what was expected, in a header that keeps its rows', async () => {
+    const s = session({ name: 'napping', state: 'pausing' })
+    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
+    bootApp(client, `#/sessions/${s.id}`)
+    const view = await screen.findByRole('region', { name: 'session napping' })
+    const rows = () => [...view.querySelector('.session-head')!.children].map((c) => c.className)
+    const before = rows()
+    const base = { op: 'p', sessionId: s.id, server: 'local', rate: null, done: false }
+    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'writing the memory of napping', bytes: 0, total: 120 * 1024 * 1024 }))
+    const bar = within(view).getByRole('progressbar')
+    expect(bar.getAttribute('data-stage')).toBe('memory')
+    expect(bar.getAttribute('aria-valuetext')).toBe('writing the memory of napping — 120 MiB expected')
+    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'memory of napping written; making it durable', bytes: 90 * 1024 * 1024, total: 120 * 1024 * 1024 }))
+    expect(within(view).getByRole('progressbar').getAttribute('aria-valuetext')).toBe('memory of napping written; making it durable — 75% · 90.0 MiB of 120 MiB')
+    // the bar takes the status line: the header keeps the same rows
+    expect(rows()).toEqual(before)
+    expect(before).toEqual(['head-row', 'facts', 'status-line'])
   })
 })
 

@@ -8,6 +8,7 @@ import { nowIso } from '../store/database'
 import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionsRepo } from '../store/sessions-repo'
 import { isNotFound } from '../engines/docker-errors'
+import { shownName } from './pause-context'
 
 export class PauseArtefacts {
   /** Whether a pause's checkpoint and image are kept after the session resumed or finished. */
@@ -31,7 +32,7 @@ export class PauseArtefacts {
       .inspect()
       .catch(() => null)
     if (!info?.State.Running) {
-      this.d.lifecycle.note(pause.sessionId, 'restore-check', { snapshot: pause.snapshot, outcome: 'the container stopped right after its resume; its checkpoint is kept' })
+      this.d.lifecycle.note(pause.sessionId, 'restore-check', { snapshot: shownName(pause), outcome: 'the container stopped right after its resume; its checkpoint is kept' })
       return
     }
     await this.remove(pause)
@@ -52,7 +53,7 @@ export class PauseArtefacts {
       }
       this.d.pauses.update(pause.sessionId, pause.seq, { removedAt: nowIso() })
     } catch (e) {
-      this.d.lifecycle.note(pause.sessionId, 'cleanup-failed', { snapshot: pause.snapshot, reason: oneSentence((e as Error).message) })
+      this.d.lifecycle.note(pause.sessionId, 'cleanup-failed', { snapshot: shownName(pause), reason: oneSentence((e as Error).message) })
     }
   }
 }

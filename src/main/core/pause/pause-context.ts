@@ -9,7 +9,7 @@ import { progressOn, type ProgressReporter } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
 import type { SessionService } from '../sessions/session-service'
 import type { MeterRepo } from '../store/meter-repo'
-import type { PausesRepo } from '../store/pauses-repo'
+import type { PauseRow, PausesRepo } from '../store/pauses-repo'
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo'
 import type { StreamHub } from '../streams/stream-hub'
 import { followJob } from './job-follower'
@@ -36,6 +36,12 @@ export interface PauseServiceDeps {
 /** The state of the pause and resume machinery shared by its parts. */
 export interface PauseContext {
   d: PauseServiceDeps
+  /**
+   * The name a pause's checkpoint is listed under (the snapshots feature's `NAME.pause:vN`),
+   * reserved when the pause starts so that its events, its answer, the list and the CLI say the
+   * same name; without it, the pause's own name (pause-N).
+   */
+  listedName?: (row: SessionRow) => string
   work: SessionWork
   /** how long a pause or resume keeps trying to reach its server again after the connection dropped */
   reconnectMs: number
@@ -43,6 +49,12 @@ export interface PauseContext {
 }
 
 export const msSince = (t0: number) => Math.round(performance.now() - t0)
+
+/** The name a user reads for a pause's checkpoint: the listed snapshot's, else the pause's own. */
+export const shownName = (pause: Pick<PauseRow, 'snapshot' | 'detail'>): string => {
+  const listed = pause.detail.listed
+  return typeof listed === 'string' && listed ? listed : pause.snapshot
+}
 export const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null)
 export const isPauseMode = (v: unknown): v is PauseMode => v === 'memory' || v === 'frozen' || v === 'disk'
 

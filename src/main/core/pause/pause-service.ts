@@ -93,6 +93,11 @@ export class PauseService implements PauseApi {
     if (p) this.ctx.d.pauses.relocate(sessionId, p.seq, server, containerId)
   }
 
+  /** How a pause's checkpoint is named for the user (the snapshots feature lists it under that name). */
+  nameCheckpointsWith(name: (row: SessionRow) => string): void {
+    this.ctx.listedName = name
+  }
+
   /** Berth is stopping: work in flight stops waiting for its servers (their jobs go on there). */
   close(): void {
     this.ctx.closing = true

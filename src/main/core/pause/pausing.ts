@@ -14,7 +14,7 @@ import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
 import { pauseImage } from '../engines/docker-names'
 import { containerFacts } from './direct-resume'
-import { isPauseMode, jobFollower, msSince, progressOf, type PauseContext } from './pause-context'
+import { isPauseMode, jobFollower, msSince, progressOf, shownName, type PauseContext } from './pause-context'
 import { containerOf } from '../sessions/container-spec'
 import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump } from './pause-planner'
 import type { Work } from './session-work'
@@ -85,7 +85,7 @@ export class Pausing {
       bytes: 0,
       fallback,
       failure: null,
-      detail: { method, reason: req.reason ?? null, deadlineMs, plan: plan ? { estimateMs: plan.estimateMs, budgetMs: plan.budgetMs, order: plan.order } : null },
+      detail: { method, reason: req.reason ?? null, deadlineMs, plan: plan ? { estimateMs: plan.estimateMs, budgetMs: plan.budgetMs, order: plan.order } : null, listed: this.ctx.listedName?.(row) ?? null },
       job: (seq) => `${row.id}-p${seq}-${randomBytes(3).toString('hex')}`,
     })
     try {
@@ -94,7 +94,7 @@ export class Pausing {
         to: 'pausing',
         verb: 'pause',
         patch: { pausedBy: by, mode: null, durable: false },
-        detail: { snapshot: pause.snapshot, job: pause.job, requested, method, by, reason: req.reason ?? null, fallback, deadlineMs },
+        detail: { snapshot: shownName(pause), job: pause.job, requested, method, by, reason: req.reason ?? null, fallback, deadlineMs },
       })
     } catch (e) {
       d.pauses.update(row.id, pause.seq, { status: 'failed', failure: `never started: ${(e as Error).message}` })
@@ -118,7 +118,7 @@ export class Pausing {
         ...(plan ? [`budget=${plan.budgetMs}`, `estimate=${plan.estimateMs}`, ...this.rateOptions(row.server), `turn=${req.turn ?? nextTurn()}`] : []),
       ]
       const args = ['pause', containerId, pause.snapshot, requested, method, pauseImage(row.id, pause.snapshot), ...options, '--', ...facts]
-      o = await jobFollower(this.ctx, row)(pause.job, args, (l) => this.onLine(row.id, pause, l, w, t0, progress), { limitSeconds: deadlineMs / 1000 + 30 })
+      o = await jobFollower(this.ctx, row)(pause.job, args, (l) => this.onLine(row.id, pause, l, w, t0, progress, row.name), { limitSeconds: deadlineMs / 1000 + 30 })
     } finally {
       release()
     }
@@ -154,21 +154,29 @@ export class Pausing {
   }
 
   /** The job's stages: frozen (paused, not durable yet), stopped MODE, a dump's figures. */
-  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>): void {
+  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>, name: string): void {
     const d = this.ctx.d
     if (l.kind === 'fallback') {
       pause.fallback = l.text
       d.pauses.update(id, pause.seq, { fallback: l.text })
       return
     }
+    // the memory dump: what it is about to write, then what it wrote (the progress bar shows one against the other)
+    if (l.kind === 'metric' && l.name === 'expect' && l.values.length >= 1) {
+      pause.detail.expectBytes = l.values[0]!
+      progress.bytes('memory', `writing the memory of ${name}`, 0, l.values[0]! || null, true)
+      return
+    }
     if (l.kind === 'metric' && l.name === 'dump' && l.values.length >= 2) {
       d.checkpoints.recordDump(pause.server, l.values[0]!, l.values[1]!)
+      const expected = typeof pause.detail.expectBytes === 'number' ? pause.detail.expectBytes : null
+      progress.bytes('memory', `memory of ${name} written; making it durable`, l.values[1]!, expected ?? (l.values[1]! || null), true)
       return
     }
     if (l.kind !== 'stage') return
     if (l.stage === 'frozen') {
       pause.detail.frozenMs = msSince(t0)
-      progress.stage('pause', `${pause.sessionId} is frozen with its files durable${pause.requested === 'memory' ? '; writing its memory' : ''}`)
+      progress.stage('pause', `${name} is frozen with its files durable${pause.requested === 'memory' ? '; writing its memory' : ''}`)
       this.paused(id, pause, 'frozen', w, t0)
     } else if (l.stage === 'stopped') {
       const mode = isPauseMode(l.arg) ? l.arg : pause.requested
@@ -193,7 +201,7 @@ export class Pausing {
     d.pauses.update(id, pause.seq, { mode, status: 'paused', fallback: pause.fallback, detail: pause.detail })
     const cur = d.sessionsRepo.get(id)
     if (cur?.state === 'paused' && cur.mode !== mode) {
-      d.lifecycle.amend(id, { in: ['paused'], patch: { mode }, kind: 'pause-mode', detail: { snapshot: pause.snapshot, mode } })
+      d.lifecycle.amend(id, { in: ['paused'], patch: { mode }, kind: 'pause-mode', detail: { snapshot: shownName(pause), mode } })
       return
     }
     if (cur?.state !== 'pausing') return
@@ -202,12 +210,12 @@ export class Pausing {
       to: 'paused',
       verb: 'pause',
       patch: { mode, durable: false },
-      detail: { snapshot: pause.snapshot, mode, fallback: pause.fallback },
+      detail: { snapshot: shownName(pause), mode, fallback: pause.fallback },
     })
   }
 
   result(pause: PauseRow, mode: PauseMode, durable: boolean, t0: number): Paused {
-    const r: Paused = { paused: true, mode, durable, snapshot: pause.snapshot, ms: msSince(t0) }
+    const r: Paused = { paused: true, mode, durable, snapshot: shownName(pause), ms: msSince(t0) }
     if (pause.fallback) r.fallback = pause.fallback
     if (typeof pause.detail.frozenMs === 'number') r.frozenMs = pause.detail.frozenMs
     if (pause.detail.pending === 'memory') r.pending = 'memory'
@@ -246,7 +254,7 @@ export class Pausing {
       // frozen, its files durable; the memory is written later (reconcile completes it)
       pause.detail = { ...pause.detail, pending: 'memory', stages, notes: o.notes, pendingSince: nowIso(), ...(r.memoryFailed ? { completeFailed: pause.fallback } : {}) }
       d.pauses.update(id, pause.seq, { status: 'paused', mode: 'frozen', fallback: pause.fallback, detail: pause.detail })
-      d.lifecycle.note(id, 'pause-pending', { snapshot: pause.snapshot, reason: pause.fallback })
+      d.lifecycle.note(id, 'pause-pending', { snapshot: shownName(pause), reason: pause.fallback })
       const result = this.result(pause, 'frozen', false, t0)
       w?.stopped.resolve(result)
       return result
@@ -269,7 +277,7 @@ export class Pausing {
       in: ['paused'],
       patch: { durable: true, mode: r.mode },
       kind: 'pause-durable',
-      detail: { snapshot: pause.snapshot, mode: r.mode, bytes: pause.bytes, stages, core: pause.detail.core, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
+      detail: { snapshot: shownName(pause), mode: r.mode, bytes: pause.bytes, stages, core: pause.detail.core, notes: o.notes.length ? o.notes : undefined, ms: msSince(t0) },
     })
     if (row) d.bus.signal('pause.durable', { session: row, pause })
     void d.checkpoints.runner(pause.server).forget([pause.job])
@@ -315,7 +323,7 @@ export class Pausing {
     await d.checkpoints.runner(pause.server).fields(['sync', pause.containerId], 'syncing the session to disk')
     pause.status = 'durable'
     d.pauses.update(id, pause.seq, { status: 'durable', checkpoint: pause.checkpoint, durableAt: nowIso(), failure: reason })
-    d.lifecycle.amend(id, { in: ['paused'], patch: { durable: true }, kind: 'pause-durable', detail: { snapshot: pause.snapshot, mode, after: reason } })
+    d.lifecycle.amend(id, { in: ['paused'], patch: { durable: true }, kind: 'pause-durable', detail: { snapshot: shownName(pause), mode, after: reason } })
     const result = this.result(pause, mode, true, t0)
     w?.stopped.resolve(result)
     return result

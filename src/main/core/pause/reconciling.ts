@@ -7,7 +7,7 @@ import { pauseJobResult } from '../engines/server-script/job-protocol'
 import { nowIso } from '../store/database'
 import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
-import { jobFollower, msSince, str, type PauseContext } from './pause-context'
+import { jobFollower, msSince, shownName, str, type PauseContext } from './pause-context'
 import { containerOf } from '../sessions/container-spec'
 import { nextTurn, type Pausing } from './pausing'
 import type { Resuming } from './resuming'
@@ -51,7 +51,7 @@ export class Reconciling {
       }
       if (pause.status === 'paused' && pause.detail.pending === 'memory') {
         if (opts.complete && !pause.detail.completeFailed && Date.now() - Date.parse(str(pause.detail.pendingSince) ?? nowIso()) >= COMPLETE_AFTER_MS) {
-          await this.complete(row, pause).catch((e: Error) => d.lifecycle.note(row.id, 'pause-complete-failed', { snapshot: pause.snapshot, reason: e.message }))
+          await this.complete(row, pause).catch((e: Error) => d.lifecycle.note(row.id, 'pause-complete-failed', { snapshot: shownName(pause), reason: e.message }))
         }
         return
       }
@@ -80,7 +80,7 @@ export class Reconciling {
     const r = o.rc === 0 ? pauseJobResult(o) : undefined
     if (r && 'value' in r && r.value.mode === 'memory') {
       await this.pausing.finish(row.id, { ...pause, detail: { ...pause.detail, pending: null } }, o, undefined, t0)
-      d.lifecycle.note(row.id, 'pause-completed', { snapshot: pause.snapshot, ms: msSince(t0) })
+      d.lifecycle.note(row.id, 'pause-completed', { snapshot: shownName(pause), ms: msSince(t0) })
       return
     }
     const reason = (r && 'value' in r ? r.value.fallback : undefined) ?? o.error ?? 'the memory checkpoint did not complete'

@@ -13,7 +13,7 @@ import type { SessionRow } from '../store/sessions-repo'
 import type { PauseArtefacts } from './artefacts'
 import { resumeDirect } from './direct-resume'
 import { LazyResume } from './lazy-resume'
-import { jobFollower, msSince, progressOf, str, type PauseContext } from './pause-context'
+import { jobFollower, msSince, progressOf, shownName, str, type PauseContext } from './pause-context'
 import { containerOf } from '../sessions/container-spec'
 
 /** Who asked for a resume: only a person or an attach resumes a session a person paused. */
@@ -51,7 +51,7 @@ export class Resuming {
       from: ['paused'],
       to: 'resuming',
       verb: 'resume',
-      detail: { job, mode, snapshot: pause?.snapshot ?? null, cause: opts.cause ?? 'user' },
+      detail: { job, mode, snapshot: pause ? shownName(pause) : null, cause: opts.cause ?? 'user' },
     })
     const progress = progressOf(this.ctx, opts.op, row)
     progress.stage('resume', `resuming ${row.name} on ${row.server}`)

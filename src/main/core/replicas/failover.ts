@@ -113,7 +113,7 @@ async function failover(d: FailoverDeps, id: string, rep: ReplicaRow, args: { to
     failure: null,
     stageKey: null,
   })
-  d.svc.dropPauseRecords(row.id)
+  d.svc.spendPauseRecords(row.id, `the session went on from its replica on ${args.to}`)
   d.svc.setOrigin(row.id, { verb: 'failover', snapshot: null, memory, note: lost ?? note, at: nowIso() })
   const seconds = (performance.now() - t0) / 1000
   progress.done('failover', `${row.name} runs on ${args.to} from its replica${lost ? ` (${lost})` : ''}`, 0)

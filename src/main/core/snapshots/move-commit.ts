@@ -77,7 +77,7 @@ export async function commitMove(svc: SnapshotService, transfer: Transfer, m: Mo
   const moved = pause.latestPause(row.id)
   if (m.resume && moved) pause.artefacts.removeSoon({ ...moved, image: null })
   // the session lives in one place: the source's container, volume and staged parts go
-  svc.dropPauseRecords(row.id)
+  svc.spendPauseRecords(row.id, `the session moved to ${to} with it`)
   svc.setOrigin(row.id, { verb: 'move', snapshot: null, memory, note, at: nowIso() })
   // off the critical path: the session already runs on the target (a Berth that stops before
   // this finishes leaves a stopped copy, which the sweep at the next start removes)

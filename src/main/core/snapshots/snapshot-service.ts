@@ -21,7 +21,7 @@ import type { Transfer } from './transfer'
 import { removeContainer, removeImageTag, removeVolume } from './server-steps'
 import { SessionLocks } from './session-locks'
 import { snapshotHolder, snapshotImage, snapshotVolume } from '../engines/docker-names'
-import { autoName, snapshotId } from './snapshot-names'
+import { autoName, parseSnapshotId, snapshotId } from './snapshot-names'
 import { dropLiveCheckpoint, liveCommitAndDump, liveSupport, type LiveOutcome } from './live-capture'
 
 export interface SnapshotContext {
@@ -97,6 +97,7 @@ export class SnapshotService {
       sessionName: row.detail.sessionName ?? null,
       freezeMs: row.detail.freezeMs ?? null,
       memoryNote: row.detail.memoryNote ?? null,
+      note: row.detail.borrowed ? (row.detail.note ?? null) : null,
     }
   }
 
@@ -314,14 +315,25 @@ export class SnapshotService {
     return row
   }
 
-  /** Every durable pause leaves a checkpoint: listed as an automatic snapshot while the pause lasts. */
-  recordPause(session: SessionRow, pause: { seq: number; mode: string | null; checkpoint: string | null; image: string | null; bytes: number; containerId: string; server: string; snapshot: string }): SnapshotRow {
+  /** The name a pause's checkpoint is listed under, reserved as the pause starts (its events say it too). */
+  pauseName(session: SessionRow): string {
     const name = autoName(session.name, 'pause')
-    const version = this.ctx.repo.reserveVersion(name)
+    return snapshotId(name, this.ctx.repo.reserveVersion(name))
+  }
+
+  /** Every durable pause leaves a checkpoint: listed as an automatic snapshot, under the name its pause reserved. */
+  recordPause(
+    session: SessionRow,
+    pause: { seq: number; mode: string | null; checkpoint: string | null; image: string | null; bytes: number; containerId: string; server: string; snapshot: string; detail?: Record<string, unknown> },
+  ): SnapshotRow {
+    const listed = typeof pause.detail?.listed === 'string' ? pause.detail.listed : this.pauseName(session)
+    const existing = this.ctx.repo.get(listed)
+    if (existing) return existing
+    const { name, version } = parseSnapshotId(listed)
     const row = this.ctx.repo.insert({
-      id: snapshotId(name, version),
+      id: listed,
       name,
-      version,
+      version: version ?? 1,
       kind: pause.mode === 'memory' && pause.checkpoint ? 'memory+disk' : 'disk',
       sessionId: session.id,
       server: pause.server,
@@ -333,7 +345,7 @@ export class SnapshotService {
       auto: true,
       testRestored: false,
       tags: [],
-      detail: { sessionName: session.name, route: session.route, borrowed: true, note: `the checkpoint of ${pause.snapshot}, kept in the session's container while it is paused` },
+      detail: { sessionName: session.name, route: session.route, borrowed: true, note: "the checkpoint of this pause, kept in the session's container while it is paused" },
       createdAt: nowIso(),
       reason: 'pause',
       state: 'ready',
@@ -342,11 +354,19 @@ export class SnapshotService {
     return row
   }
 
-  /** The session left its pause: the checkpoint it listed is its pause's own business again. */
-  dropPauseRecords(sessionId: string): void {
-    for (const s of this.ctx.repo.forSession(sessionId, { reason: 'pause' })) {
-      if (s.detail.borrowed) this.ctx.repo.remove(s.id)
+  /**
+   * The session left its pause (resumed, moved, failed over): its checkpoint stays listed as what it
+   * is, a pause in the session's history that it went on from, which nothing can be made from any
+   * more. The newest of these records are kept (keepAutomatic of them), the older ones go.
+   */
+  spendPauseRecords(sessionId: string, how = 'the session went on from it'): void {
+    const pauses = this.ctx.repo.forSession(sessionId, { reason: 'pause' }).filter((s) => s.detail.borrowed)
+    for (const s of pauses) {
+      if (s.detail.spent) continue
+      this.changed(this.ctx.repo.update(s.id, { checkpoint: null, imageRef: null, detail: { ...s.detail, spent: true, note: `the checkpoint of a pause; ${how}` } }))
     }
+    const keep = this.ctx.settings.get().keepAutomatic
+    for (const s of pauses.filter((p) => !this.ctx.repo.isPinned(p.id)).slice(keep)) this.ctx.repo.remove(s.id)
   }
 
   markRestored(id: string): void {

@@ -12,7 +12,8 @@ import type { SnapshotService } from './snapshot-service'
 export function followSessions(core: Core, service: SnapshotService): void {
   // a paused session whose container is gone comes back from the newest disk Berth kept (a restart)
   core.sessions.recreateLostWith((id, op) => recreateLost(service, id, op))
-  // every durable pause leaves a checkpoint: listed while the pause lasts
+  // every durable pause leaves a checkpoint, listed under the name its pause reserved and said in its events
+  service.ctx.memory.pause.nameCheckpointsWith((row) => service.pauseName(row))
   core.bus.on('pause.durable', ({ session, pause: p }) => {
     try {
       service.recordPause(session, p)
@@ -39,8 +40,9 @@ export function followSessions(core: Core, service: SnapshotService): void {
   core.bus.onContract((name, payload) => {
     if (name !== 'session.changed') return
     const s = payload as { id: string; state: string; server: string }
-    // a pause's checkpoint is listed while the session is paused (or on its way somewhere)
-    if (s.state !== 'paused' && s.state !== 'moving') service.dropPauseRecords(s.id)
+    // a pause's checkpoint is the session's to resume from while it is paused (or on its way somewhere)
+    if (s.state === 'running') service.spendPauseRecords(s.id, 'the session resumed from it')
+    else if (!['paused', 'moving', 'resuming', 'pausing'].includes(s.state)) service.spendPauseRecords(s.id, `the session is ${s.state} since`)
     if (s.state !== 'finished') return
     service.ctx.repo.unpinBy(s.id)
     const engine = core.engines.peek(s.server)

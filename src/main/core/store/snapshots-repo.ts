@@ -36,6 +36,8 @@ export interface SnapshotDetail {
    * lists that checkpoint while the pause lasts and never deletes what it points at.
    */
   borrowed?: boolean
+  /** a pause's checkpoint whose session went on from it (resumed, moved): listed, nothing made from it */
+  spent?: boolean
 }
 
 export type SnapshotState = 'creating' | 'ready' | 'deleting'

@@ -7,7 +7,7 @@
 //                          MODE, durable; resume: begin, running)
 //   note TEXT              something the user should hear (an exec Berth thawed, a retry)
 //   fallback WHY           why a lesser mode than asked for was used
-//   metric NAME VALUE...   a measurement (dump MS BYTES: one memory dump)
+//   metric NAME VALUE...   a measurement (dump MS BYTES: one memory dump; expect BYTES: what a dump is about to write)
 //   result JSON            the job's outcome (PauseJobResult, ResumeJobResult)
 //   error TEXT             why the job failed
 //   rc N | rc lost | rc missing   the job's end: its exit code, or that it died unfinished or never was

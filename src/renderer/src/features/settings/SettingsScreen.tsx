@@ -123,7 +123,7 @@ export function SettingsScreen() {
                 {power.fits === false ? ' · too short' : power.fits ? ' · fits' : ''}
               </span>
               <span className="hint">
-                <WithCode text={`${power.window.note}. ${power.advice}.`} />
+                <WithCode text={`${power.window.note}. ${power.advice.charAt(0).toUpperCase()}${power.advice.slice(1)}.`} />
               </span>
             </div>
           )}

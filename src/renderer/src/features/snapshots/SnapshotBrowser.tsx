@@ -89,6 +89,12 @@ function Details({ snap, parentLive }: { snap: TimelineEntry; parentLive: boolea
         <dd className="mono">{snap.parentSnapshot ?? '–'}</dd>
         <dt>Restore</dt>
         <dd>{snap.testRestored ? 'tested: a test restore succeeded' : 'not tested yet'}</dd>
+        {snap.note && (
+          <>
+            <dt>What it is</dt>
+            <dd>{snap.note}</dd>
+          </>
+        )}
         <dt>Depends on it</dt>
         <dd>{snap.dependents.length ? snap.dependents.map((d) => (d.kind === 'session' ? `session ${d.name}` : d.name)).join(', ') : 'nothing'}</dd>
       </dl>

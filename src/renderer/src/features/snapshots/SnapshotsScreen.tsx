@@ -6,7 +6,7 @@ import { ProblemLine } from '../../components/ProblemLine'
 import { ServerFilter } from '../../components/ServerFilter'
 import { age, bytes } from '../../lib/format'
 import { useNow } from '../../lib/hooks'
-import { useSessions, useSnapshots, useStores } from '../../stores/app-stores'
+import { useBrowser, useSessions, useSnapshots, useStores } from '../../stores/app-stores'
 import { SnapshotBrowser } from './SnapshotBrowser'
 import { actionsFor, newSessionFrom, reasonOf } from './snapshot-actions'
 
@@ -24,7 +24,9 @@ export function SnapshotsScreen({ session }: { session?: string | undefined }) {
   }, [session]) // eslint-disable-line react-hooks/exhaustive-deps
 
   const sessionsWithSnapshots = useMemo(() => Object.values(byId).sort((a, b) => a.name.localeCompare(b.name)), [byId])
-  const focus = session ? byId[session] : undefined
+  // the browser's own answer names the session too: its heading need not wait for the list of every session
+  const browsed = useBrowser((s) => s.timeline?.session)
+  const focus = session ? (byId[session] ?? (browsed && (browsed.id === session || browsed.name === session) ? browsed : undefined)) : undefined
 
   return (
     <section className="screen" aria-labelledby="snapshots-title">

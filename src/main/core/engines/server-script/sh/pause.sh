@@ -259,6 +259,8 @@ dump_in_turn() {
   # the dump's own watcher takes over from the freeze's (an exec caught by Docker's freeze shows
   # up during the checkpoint just as well, and a pause must not wait for it here)
   freeze_watch_stop "a command started through exec froze with the session; Berth let it start and froze the session again"
+  # what the dump is about to write (its anonymous memory): the core shows the bytes written against it
+  if anon_bytes "$PID"; then emit "metric expect $ANON"; fi
   if checkpoint_memory "$c" "$name" "$1" "$b" 1; then
     release_turn
     [ "$LAYOUT" = split ] || sync_paths "$ROOT" $SYNC_PATHS
