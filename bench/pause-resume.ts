@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ControlClient, connectOrStart } from '../src/main/doors/control-client'
-import { KEEPALIVE } from '../src/main/core/sessions/container-spec'
+import { KEEPALIVE } from '../src/main/core/sessions/keepalive'
 import { median, table } from './support'
 
 const run = promisify(execFile)

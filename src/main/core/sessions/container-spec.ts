@@ -12,7 +12,8 @@ export const containerOf = (row: Pick<SessionRow, 'id' | 'containerId'>) => row.
 export const SECRETS_DIR = '/run/berth/secrets'
 
 // PID 1 of a session: sleeps until asked to stop; user work runs in views (tmux) and execs.
-export const KEEPALIVE = ['/bin/sh', '-c', "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"]
+import { KEEPALIVE } from './keepalive'
+export { KEEPALIVE }
 
 export interface SpecInput {
   id: string
