@@ -118,7 +118,8 @@ async function pauseAll(
     }
     const durable = out.results.filter((x) => x.result?.paused && x.result.durable).length
     const paused = out.results.filter((x) => x.result?.paused).length
-    return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: out.frozenMs ?? null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, paused, n, deadlineMs: out.deadlineMs ?? null }
+    // the core's frozenMs counts the sessions that paused: with any left running, not all were frozen
+    return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: paused === n ? (out.frozenMs ?? null) : null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, paused, n, deadlineMs: out.deadlineMs ?? null }
   } finally {
     await home.cleanup()
   }
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     rows.push([
       `N = ${n}`,
       before ? s(before.durableMs ?? before.ms) : 'failed',
-      s(now.frozenMs),
+      now.frozenMs !== null ? s(now.frozenMs) : `not all (${now.paused} of ${n} frozen by the deadline)`,
       now.durableMs !== null ? s(now.durableMs) : `${s(unbounded.durableMs)} (past the window)`,
       s(floor),
       `${now.durable} of ${n}`,

@@ -56,7 +56,7 @@ describe('the UI in Chromium', () => {
     const { page } = browser
     await page.keyboard.press('n')
     const dialog = page.getByRole('dialog', { name: 'New session' })
-    await dialog.getByLabel('image').fill(testHost().baseImage)
+    await dialog.getByLabel('image', { exact: true }).fill(testHost().baseImage)
     await dialog.getByLabel('name').fill('e2e-dev')
     await dialog.getByLabel('environment').fill('GREETING=hello from the UI')
     await screenshot(page, '02-new-session')

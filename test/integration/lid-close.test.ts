@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BerthHome, BIN, childOutput, officeDocker, until } from '../support/berth'
+import { checkpointers, CriuSwitch } from '../support/criu'
 import { PrivateDockerd } from '../support/dockerd'
 import { Partition } from '../support/netns'
 import { PrivateSshd } from '../support/sshd'
@@ -18,16 +19,11 @@ import { testHost } from '../support/testhost'
 const h = testHost()
 const MiB = 1 << 20
 
-/** A folder first on the private engine's PATH: its `criu` is what the engine's runc runs. */
-const criuDir = mkdtempSync('/tmp/berth-criu-')
-const criu = (body: string) => writeFileSync(join(criuDir, 'criu'), `#!/bin/sh\n${body}\n`, { mode: 0o755 })
-const criuWorks = () => criu(`exec ${h.criu} "$@"`)
-const criuHangs = () => criu('exec sleep 3600')
-/** CRIU starts, then is killed (SIGKILL) part way through its work */
-const criuDiesAfter = (ms: number) => criu(`${h.criu} "$@" & c=$!\nsleep ${ms / 1000}\nkill -9 $c\nwait $c`)
+/** The private engine's CRIU, which the tests break. */
+const criu = new CriuSwitch()
 
 describe('the lid-close promise under failure', () => {
-  const engine = new PrivateDockerd('172.31.205.1/24', { PATH: `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` })
+  const engine = new PrivateDockerd('172.31.205.1/24', { PATH: criu.path })
   const berth = new BerthHome('lid-close')
   const env = { DOCKER_HOST: engine.dockerHost }
   const run = (args: string[], timeoutMs = 120_000) => berth.run(args, { env, timeoutMs })
@@ -44,20 +40,6 @@ describe('the lid-close promise under failure', () => {
     return { id: s.id, containerId: shown.containerId }
   }
 
-  /** Processes still checkpointing the container (runc checkpoint and the CRIU under it). */
-  function checkpointers(containerId: string): string[] {
-    const found: string[] = []
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
-        if (cmd.includes(containerId) && /checkpoint/.test(cmd)) found.push(`${pid} ${cmd.slice(0, 80)}`)
-      } catch {
-        // gone
-      }
-    }
-    return found
-  }
-
   /** The files a container's checkpoints leave in Docker's folders (published or half written). */
   function checkpointFiles(containerId: string): { published: string[]; staged: string[] } {
     const c = join(dataRoot(), 'containers', containerId)
@@ -66,28 +48,28 @@ describe('the lid-close promise under failure', () => {
   }
 
   beforeAll(async () => {
-    criuWorks()
+    criu.works()
     await engine.start()
     engine.loadFrom(h.localSocket, h.tinyImage)
   }, 180_000)
 
   // each story starts from a CRIU that works and a Berth that knows it
   beforeEach(async () => {
-    criuWorks()
+    criu.works()
     expect((await json(['server', 'test', 'local'])).memoryPause).toMatchObject({ available: true, how: 'fast' })
   }, 60_000)
 
   afterAll(async () => {
     await berth.cleanup()
     await engine.stop()
-    rmSync(criuDir, { recursive: true, force: true })
+    criu.remove()
   })
 
   it('a CRIU that never returns: the pause keeps its deadline and lands on disk; the probe then answers within 12 s and later pauses freeze at once', async () => {
     const s = await sessionHolding(32)
     await run(['exec', s.id, '--', 'sh', '-c', 'echo before-the-lid > /workspace/note.txt'])
 
-    criuHangs()
+    criu.hangs()
     const t0 = Date.now()
     const paused = await json(['pause', s.id, '--wait', '--deadline', '8'])
     const took = Date.now() - t0
@@ -125,14 +107,14 @@ describe('the lid-close promise under failure', () => {
     expect(frozen.fallback).toBe(hung.memoryPause.note)
     expect(await json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'frozen' })
 
-    criuWorks()
+    criu.works()
     expect((await json(['server', 'test', 'local'])).memoryPause.available).toBe(true)
   })
 
   it('a single pause --wait without --deadline is bounded too: the pauseDeadlineSeconds setting holds, in the core as on the server', async () => {
     const s = await sessionHolding(32)
     await json(['settings', 'set', 'pauseDeadlineSeconds', '8'])
-    criuHangs()
+    criu.hangs()
     try {
       const t0 = Date.now()
       const paused = await json(['pause', s.id, '--wait'])
@@ -142,7 +124,7 @@ describe('the lid-close promise under failure', () => {
       expect(paused.fallback).toMatch(/did not finish within .* s; Berth ended it/)
       expect(checkpointers(s.containerId)).toEqual([])
     } finally {
-      criuWorks()
+      criu.works()
       await json(['settings', 'set', 'pauseDeadlineSeconds', 'null'])
     }
     expect(await json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'disk' })
@@ -150,13 +132,13 @@ describe('the lid-close promise under failure', () => {
 
   it('CRIU killed half way through a dump: the pause lands on disk and no partial checkpoint is published', async () => {
     const s = await sessionHolding(256)
-    criuDiesAfter(250)
+    criu.diesAfter(250)
     try {
       const paused = await json(['pause', s.id, '--wait', '--deadline', '30'])
       expect(paused).toMatchObject({ paused: true, mode: 'disk', durable: true })
       expect(paused.fallback).toMatch(/checkpoint failed/)
     } finally {
-      criuWorks()
+      criu.works()
     }
     expect(checkpointers(s.containerId)).toEqual([])
     expect(checkpointFiles(s.containerId)).toEqual({ published: [], staged: [] })
@@ -169,7 +151,7 @@ describe('the lid-close promise under failure', () => {
 
   it('the disk fills during a dump: a clear error, the older checkpoint intact, a disk pause, nothing half written', async () => {
     // a laptop engine whose data root (where checkpoints are written) is a small filesystem
-    const small = new PrivateDockerd('172.31.208.1/24', { PATH: `${criuDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` }, '120m')
+    const small = new PrivateDockerd('172.31.208.1/24', { PATH: criu.path }, '120m')
     const other = new BerthHome('lid-close-full')
     const otherEnv = { DOCKER_HOST: small.dockerHost }
     const o = <T = any>(args: string[]) => other.json<T>(args, { env: otherEnv })
@@ -356,7 +338,7 @@ describe('the lid-close promise under failure', () => {
 
   it('finds out by itself whether CRIU needs CRIU_FAULT=130, testing CRIU as the engine runs it', async () => {
     // the engine's runc finds CRIU as it comes, with no CRIU_FAULT
-    criu(`exec ${h.criuPlain} "$@"`)
+    criu.set(`exec ${h.criuPlain} "$@"`)
     try {
       const plain = await json(['server', 'test', 'local'])
       if (h.criuNeedsFault) {
@@ -367,7 +349,7 @@ describe('the lid-close promise under failure', () => {
         expect(plain.memoryPause.available).toBe(true)
       }
     } finally {
-      criuWorks()
+      criu.works()
     }
   })
 

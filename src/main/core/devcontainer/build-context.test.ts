@@ -49,6 +49,26 @@ describe('a devcontainer build context', () => {
     expect(whole.dockerfile).toBe('.devcontainer/Dockerfile')
   })
 
+  it("leaves out what the context's .dockerignore names, as Docker's client does, but never the Dockerfile nor the .dockerignore", async () => {
+    const p = project()
+    const ctx = join(p.root, 'src')
+    mkdirSync(join(ctx, 'node_modules', 'dep'), { recursive: true })
+    writeFileSync(join(ctx, 'node_modules', 'dep', 'index.js'), 'dep')
+    mkdirSync(join(ctx, 'logs'))
+    writeFileSync(join(ctx, 'logs', 'a.log'), 'a')
+    writeFileSync(join(ctx, 'logs', 'keep.log'), 'keep')
+    writeFileSync(join(ctx, '.env'), 'TOKEN=secret')
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM scratch\n')
+    writeFileSync(join(ctx, '.dockerignore'), '# not for the image\nnode_modules\n.env\nlogs\n!logs/keep.log\nDockerfile\n.dockerignore\nlink\n')
+    const tar = await entries(contextTar(await resolveBuildContext(p.root, p.config, { dockerfile: '../src/Dockerfile', context: '../src' })))
+    expect(tar).toEqual({
+      '.dockerignore': '# not for the image\nnode_modules\n.env\nlogs\n!logs/keep.log\nDockerfile\n.dockerignore\nlink\n',
+      Dockerfile: 'FROM scratch\n',
+      'app.txt': 'app',
+      'logs/keep.log': 'keep',
+    })
+  })
+
   it('refuses a Dockerfile or a context outside the project folder, by path or by link', async () => {
     const p = project()
     await expect(resolveBuildContext(p.root, p.config, { dockerfile: '../../secret.txt', context: '.' })).rejects.toThrow(/is not a file inside .*project's own folder/)

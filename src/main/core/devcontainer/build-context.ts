@@ -2,9 +2,11 @@
 // server as a tar (Docker's own build-context form). The project folder is not trusted: the
 // Dockerfile and the context must lie inside it once every symlink is resolved, and the walk never
 // follows a link (a link travels as a link, which Docker's build resolves inside the context), so
-// nothing outside the folder leaves the laptop.
+// nothing outside the folder leaves the laptop. The context's .dockerignore holds, as Docker's own
+// client applies it (node_modules, .env and the like never leave the laptop when it says so).
+import ignore from '@balena/dockerignore'
 import { createReadStream } from 'node:fs'
-import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises'
+import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { pack, type Pack } from 'tar-stream'
@@ -63,11 +65,24 @@ async function addFile(tar: Pack, name: string, path: string, size: number, mode
   await pipeline(createReadStream(path), sink)
 }
 
+/**
+ * What the context's .dockerignore leaves out, as Docker's client reads it: the Dockerfile and the
+ * .dockerignore itself always travel; a folder that is left out is not even read unless an
+ * exception (`!pattern`) may bring back something inside it.
+ */
+async function ignoredBy(ctx: BuildContext): Promise<{ skips: (name: string) => boolean; exceptions: boolean }> {
+  const text = await readFile(join(ctx.dir, '.dockerignore'), 'utf8').catch(() => '')
+  const patterns = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+  const ig = ignore().add(patterns)
+  const always = new Set([ctx.dockerfile, '.dockerignore'])
+  return { skips: (name) => !always.has(name) && ig.ignores(name), exceptions: patterns.some((p) => p.startsWith('!')) }
+}
+
 /** The context as a tar stream; a read failure half way ends the stream with that error. */
 export function contextTar(ctx: BuildContext): NodeJS.ReadableStream {
   const tar = pack()
   let count = 0
-  const walk = async (dir: string, prefix: string): Promise<void> => {
+  const walk = async (dir: string, prefix: string, ignored: Awaited<ReturnType<typeof ignoredBy>>): Promise<void> => {
     const names = (await readdir(dir)).sort()
     for (const n of names) {
       if (++count > MAX_ENTRIES) throw new BerthError('refused', `the build context holds over ${MAX_ENTRIES} entries`)
@@ -75,11 +90,13 @@ export function contextTar(ctx: BuildContext): NodeJS.ReadableStream {
       const name = prefix ? `${prefix}/${n}` : n
       const st = await lstat(path)
       const mode = st.mode & 0o7777
+      const skipped = ignored.skips(name)
+      if (skipped && !(st.isDirectory() && ignored.exceptions)) continue
       if (st.isSymbolicLink()) {
         await entry(tar, { name, type: 'symlink', linkname: await readlink(path), mode, mtime: st.mtime })
       } else if (st.isDirectory()) {
-        await entry(tar, { name, type: 'directory', mode, mtime: st.mtime })
-        await walk(path, name)
+        if (!skipped) await entry(tar, { name, type: 'directory', mode, mtime: st.mtime })
+        await walk(path, name, ignored)
       } else if (st.isFile()) {
         await addFile(tar, name, path, st.size, mode, st.mtime)
       }
@@ -87,7 +104,7 @@ export function contextTar(ctx: BuildContext): NodeJS.ReadableStream {
     }
   }
   void (async () => {
-    await walk(ctx.dir, '')
+    await walk(ctx.dir, '', await ignoredBy(ctx))
     if (ctx.outside) {
       const st = await stat(ctx.outside)
       await addFile(tar, OUTSIDE_DOCKERFILE, ctx.outside, st.size, 0o644, st.mtime)

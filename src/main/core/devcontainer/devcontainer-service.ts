@@ -5,14 +5,14 @@ import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { BerthError, reasonOf } from '../../../shared/errors'
-import type { Limits, RestartPolicy, Session, SessionSource } from '../../../shared/models'
+import type { Limits, Session, SessionSource } from '../../../shared/models'
 import type { CoreBus } from '../bus'
 import { devcontainerImage, LABEL_HOME } from '../engines/docker-names'
 import type { EngineRegistry } from '../engines/engine-registry'
 import { buildImageOn } from '../engines/image-builder'
 import { progressOn } from '../progress'
 import type { Lifecycle } from '../sessions/lifecycle'
-import type { SessionService } from '../sessions/session-service'
+import type { CreateSessionInput, SessionService } from '../sessions/session-service'
 import type { DevShape } from '../sessions/session-shape'
 import { contextTar, resolveBuildContext } from './build-context'
 import { DEVCONTAINER_FILES, parseDevcontainer, type DevcontainerPlan } from './devcontainer-file'
@@ -24,18 +24,14 @@ const MAX_FILE_BYTES = 1024 * 1024
 const BUILD_MS = 20 * 60_000
 const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
-export interface DevcontainerCreate {
+/**
+ * A create from a devcontainer.json: a session's create with the project folder in place of the
+ * image (the file gives the image, the devcontainer part and the source). Limits given here win
+ * over the file's runArgs.
+ */
+export type DevcontainerCreate = Omit<CreateSessionInput, 'image' | 'dev' | 'source'> & {
   /** the project folder (absolute, on this machine) */
   dir: string
-  server?: string | undefined
-  name?: string | undefined
-  env?: Record<string, string> | undefined
-  workspace?: string | undefined
-  secrets?: string[] | undefined
-  /** limits given on the command line: they win over the file's runArgs */
-  limits?: Limits | undefined
-  restart?: RestartPolicy | undefined
-  op?: string | undefined
 }
 
 /** Finds devcontainer.json in a project folder, in the specification's order. */

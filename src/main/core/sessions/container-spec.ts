@@ -4,16 +4,13 @@ import type Dockerode from 'dockerode'
 import type { SessionRow } from '../store/sessions-repo'
 import { containerName, LABEL_HOME, LABEL_ROUTE, LABEL_SESSION, volumeName } from '../engines/docker-names'
 import { limitsConfig, supervisorEntrypoint, type SessionShape } from './session-shape'
+import { KEEPALIVE } from './keepalive'
 
 /** The session's container: its id once known, else its name (Docker takes either). */
 export const containerOf = (row: Pick<SessionRow, 'id' | 'containerId'>) => row.containerId ?? containerName(row.id)
 
 /** Where a session finds its secrets: a tmpfs that every start of the container leaves empty. */
 export const SECRETS_DIR = '/run/berth/secrets'
-
-// PID 1 of a session: sleeps until asked to stop; user work runs in views (tmux) and execs.
-import { KEEPALIVE } from './keepalive'
-export { KEEPALIVE }
 
 export interface SpecInput {
   id: string

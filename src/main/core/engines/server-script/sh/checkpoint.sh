@@ -84,6 +84,19 @@ end_checkpoint() {
   wait "$1" 2>/dev/null
 }
 
+# dump_failure_why LOG: why CRIU's dump failed, from its log: the first error that stopped it (CRIU
+# logs a harmless RLIMIT_NOFILE error first when it cannot raise its own limit), or the cause in
+# words when it is one Berth knows.
+dump_failure_why() {
+  if dump_unsupported "$1"; then
+    echo "this server's CRIU cannot save the session's network sockets (a server or a connection it holds) on Linux $(uname -r): from 6.16 the kernel refuses a socket option that CRIU before 4.2 reads"
+    return 0
+  fi
+  grep -E 'Error|error' "$1" 2>/dev/null | grep -v 'RLIMIT_NOFILE' | head -n 1 | cut -c1-200
+}
+# dump_unsupported LOG: the dump failed on something no other way of dumping avoids on this server
+dump_unsupported() { grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; }
+
 # root-checkpoint CID ROOT NAME PID BUDGET_MS PAUSED [SYNC_PATH...]: a CRIU dump through containerd's
 # own client, which writes the images straight to disk (Docker's API copies them through
 # containerd's content store: 10x slower and never fsync'd). A dump still running after BUDGET_MS
@@ -91,7 +104,8 @@ end_checkpoint() {
 # froze it first); a dump that fails leaves the cgroup frozen again, as Docker expects, else thawed.
 # Prints "stage stopped" once the container is stopped, then makes everything durable and prints
 # "bytes N" and "ms N" (the dump's time). Fails with "why TEXT" and a code: 3 exists, 4 no ctr,
-# 5 the dump failed, 28 no space left, 124 out of time, 6-8 the files could not be made durable.
+# 5 the dump failed, 28 no space left, 29 CRIU cannot dump this session here (Docker's path would fail
+# alike), 124 out of time, 6-8 the files could not be made durable.
 cmd_root_checkpoint() {
   shift; id=$1 root=$2 name=$3 pid=$4 budget=$5 paused=$6; shift 6
   checkpoint_args_ok "$id" "$root" "$name" || return 2
@@ -127,7 +141,9 @@ cmd_root_checkpoint() {
   now_ms; dump_ms=$(( NOW - t_start ))
   freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
-    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    why=$(dump_failure_why "$work/dump.log")
+    unsupported=
+    dump_unsupported "$work/dump.log" && unsupported=1
     full=
     grep -q 'No space left on device' "$work/dump.log" 2>/dev/null && full=1
     [ -z "$full" ] && [ "$(df -P "$stage" 2>/dev/null | awk 'NR == 2 {print $4}')" = 0 ] && full=1
@@ -147,6 +163,7 @@ cmd_root_checkpoint() {
       echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"
       return 28
     fi
+    if [ -n "$unsupported" ]; then echo "why $why"; return 29; fi
     echo "why the fast checkpoint failed: ${why:-ctr exit $rc}"
     return 5
   fi
@@ -256,7 +273,7 @@ cmd_root_checkpoint_live() {
   exec 8>&-
   now_ms; dump_ms=$(( NOW - t_start ))
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
-    why=$(grep -m1 -E 'Error|error' "$work/dump.log" 2>/dev/null | cut -c1-200)
+    why=$(dump_failure_why "$work/dump.log")
     rm -rf "$stage" "$work"
     [ -n "$late" ] && { echo "why the memory dump did not finish within $(( budget / 1000 )) s; Berth ended it"; return 124; }
     echo "why the memory dump failed: ${why:-ctr exit $rc}"
@@ -308,6 +325,25 @@ cmd_checkpoint_remove() {
   if can_root 2>/dev/null; then as_root root-remove-checkpoint "$CID" "$ROOT" "$2"; fi
   echo "removed 1"
 }
+# live_resume C PID: the container runs again after a live capture, and Docker records it running.
+# A CRIU killed half way through the dump can leave the cgroup thawed while Docker still records the
+# container paused: runc then refuses to resume a container it sees running, and docker unpause
+# fails. So the cgroup is made what Docker records (frozen) and docker unpause is tried again, until
+# Docker records it unpaused (5 s at most); the cgroup is thawed whatever happened.
+live_resume() {
+  lr_i=0
+  while :; do
+    docker unpause "$1" >/dev/null 2>&1
+    inspect_container "$1" && [ "$STATUS" != paused ] && break
+    lr_i=$((lr_i + 1))
+    [ $lr_i -ge 25 ] && break
+    as_root root-freezer "$2" frozen
+    sleep 0.2
+  done
+  as_root root-freezer "$2" thawed
+  [ "$STATUS" = paused ] && echo "note Docker still records the container paused after the snapshot; Berth thawed its processes"
+  return 0
+}
 # checkpoint-live C NAME IMAGE COMMENT BUDGET_MS: a running container's memory and disk in one brief
 # freeze, the container left running: exec sessions end first (CRIU cannot dump them; terminals
 # reattach), the container is frozen, its writable layer committed as IMAGE, its memory dumped into
@@ -330,15 +366,18 @@ cmd_checkpoint_live() {
     docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
     fail "docker commit failed: $(echo "$err" | head -n 1)"
   fi
+  pid=$PID
   out=$(as_root root-checkpoint-live "$CID" "$ROOT" "$name" "$PID" "$budget")
-  docker unpause "$c" >/dev/null 2>&1 || as_root root-freezer "$PID" thawed
-  now_ms; echo "freeze-ms $(( NOW - t0 ))"
+  # read before live_resume: inspect_container sets $out too
   bytes=$(printf '%s\n' "$out" | awk '/^bytes / {print $2}')
+  dump_ms=$(printf '%s\n' "$out" | awk '/^ms / {print $2}')
+  why=$(printf '%s\n' "$out" | sed -n 's/^why //p' | head -n 1)
+  live_resume "$c" "$pid"
+  now_ms; echo "freeze-ms $(( NOW - t0 ))"
   if [ -n "$bytes" ]; then
     echo "bytes $bytes"
-    printf '%s\n' "$out" | awk '/^ms / {print "dump-ms " $2}'
+    if [ -n "$dump_ms" ]; then echo "dump-ms $dump_ms"; fi
   else
-    why=$(printf '%s\n' "$out" | sed -n 's/^why //p' | head -n 1)
     echo "memory-failed ${why:-the memory dump failed}"
   fi
   inspect_container "$c" && [ "$STATUS" = running ] || echo "note the container is $STATUS after the snapshot"

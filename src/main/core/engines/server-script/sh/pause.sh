@@ -68,8 +68,8 @@ checkpoint_memory() {
     run_root_checkpoint "$name" "$budget" "$paused"; CODE=$?
     if [ $CODE = 0 ]; then LAYOUT='split'; emit "metric dump $DUMP_MS $BYTES"; return 0; fi
     REASON=${WHY:-the fast checkpoint failed (code $CODE)}
-    # out of time or out of space: Docker's own path would do no better
-    { [ $CODE = 124 ] || [ $CODE = 28 ]; } && return 1
+    # out of time, out of space, or what this server's CRIU cannot dump: Docker's own path would do no better
+    { [ $CODE = 124 ] || [ $CODE = 28 ] || [ $CODE = 29 ]; } && return 1
     inspect_container "$c"
     # the dump failed before the kill: processes were resumed, so Docker's own path can still try
     { [ "$STATUS" = running ] || [ "$STATUS" = paused ]; } || { REASON="$REASON, and the container is $STATUS"; return 1; }
