@@ -31,6 +31,29 @@ export class CriuSwitch {
     this.set(`${testHost().criu} "$@" & c=$!\nsleep ${ms / 1000}\nkill -9 $c\nwait $c`)
   }
 
+  /**
+   * CRIU works, but its page server (`criu lazy-pages`, a lazy resume's) stops (SIGSTOP) as soon as
+   * it listens: the restore goes through and the session runs, yet no page is served until the test
+   * lets it go on (SIGCONT) or kills it. Its pid is in lazyPagesPid().
+   */
+  holdsPages(): void {
+    this.set(
+      [
+        'if [ "$1" = lazy-pages ]; then',
+        `  echo $$ > ${this.dir}/lazy-pages.pid`,
+        // the daemon listens in its working folder (lazy.sh starts it there); $$ is the daemon once exec'd
+        '  (i=0; while [ ! -S lazy-pages.socket ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; kill -STOP $$) </dev/null >/dev/null 2>&1 &',
+        'fi',
+        `exec ${testHost().criu} "$@"`,
+      ].join('\n'),
+    )
+  }
+
+  /** the pid of the last page server started through holdsPages() */
+  lazyPagesPid(): number {
+    return Number(readFileSync(join(this.dir, 'lazy-pages.pid'), 'utf8').trim())
+  }
+
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true })
   }

@@ -27,8 +27,12 @@ export class LazyResume {
 
   /** Arms the next restore of the container as a lazy one: null when armed, else why it cannot be. */
   async arm(server: string, containerId: string, checkpoint: string): Promise<string | null> {
+    // the engine's own CRIU, as the memory probe found it on runc's PATH: the page server must be the
+    // CRIU the restore runs (one protocol between them), and one without userfaultfd cannot serve
+    const criu = this.ctx.d.checkpoints.known(server)?.criu
+    if (criu && !criu.uffd) return `the CRIU or the kernel of ${server} has no userfaultfd (lazy pages), as its memory test found`
     try {
-      const r = await this.ctx.d.checkpoints.runner(server).run(['lazy-arm', containerId, checkpoint, String(this.settings.deadlineSeconds)])
+      const r = await this.ctx.d.checkpoints.runner(server).run(['lazy-arm', containerId, checkpoint, String(this.settings.deadlineSeconds), ...(criu ? [criu.path] : [])])
       if (/^armed 1$/m.test(r.stdout)) return null
       const why = /^why (.*)$/m.exec(r.stdout)?.[1] ?? /^error (.*)$/m.exec(r.stdout)?.[1] ?? oneSentence(r.stderr || `exit ${r.code}`)
       return why
@@ -81,9 +85,9 @@ export class LazyResume {
       return
     }
     // restarting while it is brought back: the container the server stopped is expected down (the
-    // engine watch marks a running session whose container stopped as failed)
+    // engine watch marks a running session whose container stopped as failed, and may have already)
     try {
-      d.lifecycle.transition(row.id, { from: ['running'], to: 'restarting', verb: 'resume', kind: 'lazy-restore-failed', detail: { reason: end.why } })
+      d.lifecycle.transition(row.id, { from: ['running', 'failed'], to: 'restarting', verb: 'resume', kind: 'lazy-restore-failed', detail: { reason: end.why } })
     } catch {
       return // someone else moved it meanwhile (a pause, a finish)
     }
@@ -93,7 +97,7 @@ export class LazyResume {
     const now = d.sessionsRepo.get(row.id)!
     if (mode === 'memory') {
       await d.sessions.runAfterStart(now, d.engines.get(row.server), containerId, { kept: true }).catch(() => undefined)
-      d.lifecycle.transition(row.id, { from: ['restarting'], to: 'running', verb: 'resume', detail: { restored: 'memory', outcome: 'restored again, in full' } })
+      d.lifecycle.transition(row.id, { from: ['restarting'], to: 'running', verb: 'resume', patch: { failure: null }, detail: { restored: 'memory', outcome: 'restored again, in full' } })
       d.lifecycle.note(row.id, 'memory-back', { lazy: false, outcome: 'restored again, in full, from the checkpoint' })
       this.artefacts.removeSoon(pause)
     } else {

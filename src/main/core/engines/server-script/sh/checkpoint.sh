@@ -123,10 +123,18 @@ cmd_root_checkpoint() {
   done
   [ -S "$sock" ] || { echo "why containerd's socket was not found for process $pid"; return 4; }
   rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  # a lazy resume placing its memory: waited for out of the dump's own budget (lazy.sh)
+  now_ms; t_hold=$NOW
+  if ! lazy_hold_off $(( budget / 2 )); then
+    exec 8>&-
+    rm -rf "$stage" "$pages" "$work"
+    echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
+    return 29
+  fi
+  now_ms; budget=$(( budget - (NOW - t_hold) ))
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   freeze_watch_start "$work/.watch" "$pid"
-  lazy_hold_off
   now_ms; t_start=$NOW
   ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
@@ -259,8 +267,15 @@ cmd_root_checkpoint_live() {
   command -v ctr >/dev/null 2>&1 || { echo "why containerd's client (ctr) is not installed"; return 4; }
   containerd_of "$pid" || { echo "why containerd's socket was not found for process $pid"; return 4; }
   rm -rf "$stage" "$work"; mkdir -p "$stage" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
-  lazy_hold_off
-  now_ms; t_start=$NOW
+  now_ms; t_hold=$NOW
+  if ! lazy_hold_off $(( budget / 2 )); then
+    exec 8>&-
+    rm -rf "$stage" "$work"
+    echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
+    return 5
+  fi
+  now_ms; budget=$(( budget - (NOW - t_hold) ))
+  t_start=$NOW
   ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
   late=

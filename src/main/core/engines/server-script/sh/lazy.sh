@@ -15,17 +15,19 @@ LAZY_DIR=/run/berth-lazy
 LAZY_CONF=/etc/criu/runc.conf
 LAZY_LOCK=/run/berth-criu.lock
 
-# lazy-arm C NAME DEADLINE_S: prepares container C's next restore from checkpoint NAME to be lazy, and
-# answers "armed 1" (the caller then restores through Docker), or "why TEXT" when it cannot be.
-# DEADLINE_S bounds the whole: the restore must start within 20 s, all memory back by DEADLINE_S.
+# lazy-arm C NAME DEADLINE_S [CRIU]: prepares container C's next restore from checkpoint NAME to be
+# lazy, and answers "armed 1" (the caller then restores through Docker), or "why TEXT" when it cannot
+# be. DEADLINE_S bounds the whole: the restore must start within 20 s, all memory back by DEADLINE_S.
+# CRIU: the engine's own CRIU, as the memory probe found it on runc's PATH (the page server and the
+# restore speak one protocol: they must be the same CRIU); else the one on the default PATH.
 cmd_lazy_arm() {
-  shift; c=$1 name=$2 deadline=$3
+  shift; c=$1 name=$2 deadline=$3 criu=${4:-}
   checkpoint_name_ok "$name" || fail "not a checkpoint name: $name"
   is_uint "$deadline" || fail "not a deadline: $deadline"
   inspect_container "$c" || fail "container $c not found"
   [ "$STATUS" = running ] && { echo "why the container is already running"; return 0; }
   can_root 2>/dev/null || { echo "why the root helper cannot start on this server"; return 0; }
-  as_root root-lazy-arm "$CID" "$ROOT" "$name" "$deadline"
+  as_root root-lazy-arm "$CID" "$ROOT" "$name" "$deadline" ${criu:+"$criu"}
 }
 # lazy-wait C [LIMIT_S]: waits (at most LIMIT_S, default 120) until the lazy restore of container C
 # has all its memory back: "lazy done MS", "lazy failed WHY" (the container was stopped: its memory
@@ -52,27 +54,43 @@ cmd_lazy_stop() {
   as_root root-lazy-stop "$CID"
 }
 
-# lazy_hold_off: a dump holds the lock shared on fd 8 while it runs, so that no lazy restore's
-# config is in place when its CRIU reads it (`lazy-pages` would make the dump wait for a page client)
+# lazy_hold_off LIMIT_MS: a dump holds the lock shared on fd 8 while it runs, so that no lazy
+# restore's config is in place when its CRIU reads it (`lazy-pages` would make the dump wait for a
+# page client). A lazy restore holds the lock only until its CRIU has placed the memory (a second,
+# at most 20 s); the dump waits for it at most LIMIT_MS (part of the dump's own budget: a pause
+# before the lid closes keeps its deadline), and fails (1) if that restore's config is still there.
 lazy_hold_off() {
   # (a redirection that fails ends a non-interactive sh when it is exec's: checked first)
   [ -w "${LAZY_LOCK%/*}" ] || return 0
   exec 8>"$LAZY_LOCK"
-  command -v flock >/dev/null 2>&1 && flock -s -w 30 8
+  command -v flock >/dev/null 2>&1 && flock -s -w "$(secs "$1")" 8
   lazy_conf_clean
+  ! lazy_conf_live
+}
+# lazy_conf_live: the config in place is a lazy restore's whose keeper runs
+lazy_conf_live() {
+  [ -e "$LAZY_CONF" ] || return 1
+  lc_w=$(sed -n 's/^work-dir //p' "$LAZY_CONF" 2>/dev/null)
+  case $lc_w in "$LAZY_DIR"/*) ;; *) return 1 ;; esac
+  [ -s "$lc_w/keeper" ] && kill -0 "$(cat "$lc_w/keeper")" 2>/dev/null
 }
 
 lazy_criu() { PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v criu 2>/dev/null; }
 
-# root-lazy-arm CID ROOT NAME DEADLINE_S: starts the lazy restore's keeper in the background and
+# root-lazy-arm CID ROOT NAME DEADLINE_S [CRIU]: starts the lazy restore's keeper in the background and
 # answers once the config is in place ("armed 1") or it could not be ("why TEXT").
 cmd_root_lazy_arm() {
-  shift; id=$1 root=$2 name=$3 deadline=$4
+  shift; id=$1 root=$2 name=$3 deadline=$4 criu=${5:-}
   checkpoint_args_ok "$id" "$root" "$name" || return 2
   is_uint "$deadline" || return 2
   cpd=$root/containers/$id/checkpoints/$name
   [ -s "$cpd/inventory.img" ] || { echo "why checkpoint $name is not complete"; return 0; }
-  criu=$(lazy_criu) || { echo "why CRIU is not installed"; return 0; }
+  case $criu in
+    '') criu=$(lazy_criu) || { echo "why CRIU is not installed"; return 0; } ;;
+    *[!A-Za-z0-9/._+-]*) return 2 ;;
+    /*) [ -x "$criu" ] || { echo "why the engine's CRIU ($criu) is not there any more"; return 0; } ;;
+    *) return 2 ;;
+  esac
   command -v flock >/dev/null 2>&1 || { echo "why flock is not installed"; return 0; }
   lazy_conf_clean
   w=$LAZY_DIR/$id
@@ -156,7 +174,7 @@ lazy_conf_clean() {
   [ -e "$LAZY_CONF" ] || return 0
   lc_w=$(sed -n 's/^work-dir //p' "$LAZY_CONF" 2>/dev/null)
   case $lc_w in "$LAZY_DIR"/*) ;; *) return 0 ;; esac
-  [ -s "$lc_w/keeper" ] && kill -0 "$(cat "$lc_w/keeper")" 2>/dev/null && return 0
+  lazy_conf_live && return 0
   rm -f "$LAZY_CONF"
 }
 lazy_why() { grep -m1 -E 'Error' "$1/lazy.log" 2>/dev/null | cut -c1-160; }
