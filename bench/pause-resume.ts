@@ -229,12 +229,12 @@ async function main(): Promise<void> {
   }
 
   const firsts: Array<Array<string | number>> = [
-    ['size', 'berth to first cmd', 'berth lazy to first cmd', 'docker to first cmd', 'berth all back', 'berth lazy all back', 'docker all back', 'lazy first <= 1 s'],
+    ['size', 'berth to first cmd', 'berth lazy to first cmd', 'docker to first cmd', 'berth all back', 'berth lazy all back', 'docker all back', 'docker/lazy first', 'docker/berth first', 'lazy first <= 1 s'],
   ]
   for (const mb of SIZES) {
     const rs = results.get(mb) ?? []
     const m = (k: keyof Round) => median(rs.map((x) => Number(x[k])))
-    firsts.push([`${mb} MiB`, m('first'), m('lazyFirst'), m('rawFirst'), m('resume'), m('lazyAllBack'), m('rawRestore'), m('lazyFirst') <= 1 ? 'yes' : 'no'])
+    firsts.push([`${mb} MiB`, m('first'), m('lazyFirst'), m('rawFirst'), m('resume'), m('lazyAllBack'), m('rawRestore'), `${(m('rawFirst') / m('lazyFirst')).toFixed(2)}x`, `${(m('rawFirst') / m('first')).toFixed(2)}x`, m('lazyFirst') <= 1 ? 'yes' : 'no'])
   }
   console.log(`\nresume to first command and to all memory back, medians of ${ROUNDS} rounds, seconds (all back: a full restore has it all when it returns)`)
   console.log(table(firsts))

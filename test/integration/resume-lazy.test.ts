@@ -59,11 +59,10 @@ describe('resume with lazy pages', () => {
   const pauseWithMemory = async () => {
     expect(await json(['pause', id, '--wait'], 180_000)).toMatchObject({ paused: true, mode: 'memory', durable: true })
   }
-  /** resumed lazily while the page server is held: the session runs, no page has been served */
-  const resumeHeld = async (): Promise<number> => {
-    criu.holdsPages()
-    const resumed = await json(['resume', id])
-    expect(resumed).toMatchObject({ resumed: true, mode: 'memory', lazy: true })
+  /** resumed lazily; the page server is held once the restore is done: the session runs, its memory not all back */
+  const resumeHeldAfterRestore = async (): Promise<number> => {
+    criu.holdsPages('after-restore')
+    expect(await json(['resume', id])).toMatchObject({ resumed: true, mode: 'memory', lazy: true })
     const pid = criu.lazyPagesPid()
     await until(() => procState(pid) === 'T' || undefined, 'the page server to be held', 10_000)
     expect((await engine.docker().getContainer(container).inspect()).State).toMatchObject({ Running: true })
@@ -121,7 +120,7 @@ describe('resume with lazy pages', () => {
   it('the page server is killed before all memory is back: the session is restored again in full, nothing lost', async () => {
     await pauseWithMemory()
     const seen = (await events()).length
-    const pid = await resumeHeld()
+    const pid = await resumeHeldAfterRestore()
     process.kill(pid, 'SIGKILL')
     const back = await memoryBack(seen, 90_000)
     expect(back.detail).toMatchObject({ lazy: false })
@@ -131,19 +130,38 @@ describe('resume with lazy pages', () => {
     await intact()
   }, 300_000)
 
-  it('the page server hangs: it is ended at its deadline, the session is restored again in full, nothing lost', async () => {
+  it('the page server hangs once the session runs: it is ended at its deadline, the session is restored again in full, nothing lost', async () => {
     await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '8'])
     try {
       await pauseWithMemory()
       const seen = (await events()).length
       const t0 = Date.now()
-      const pid = await resumeHeld()
+      const pid = await resumeHeldAfterRestore()
       const back = await memoryBack(seen, 90_000)
       expect(back.detail).toMatchObject({ lazy: false })
       expect(Date.now() - t0).toBeLessThan(60_000)
       expect(procState(pid)).toBeNull()
       const failed = (await events()).slice(seen).find((e) => e.kind === 'lazy-restore-failed')
       expect(String(failed?.detail.reason)).toContain('within 8 s')
+      criu.works()
+      await intact()
+    } finally {
+      await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '120'])
+    }
+  }, 300_000)
+
+  it('the page server hangs before the restore is done: the resume is not held past its bound, it restores in full and says so', async () => {
+    await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '8'])
+    try {
+      await pauseWithMemory()
+      criu.holdsPages('at-once')
+      const t0 = Date.now()
+      const resumed = await json(['resume', id])
+      expect(Date.now() - t0).toBeLessThan(60_000)
+      expect(resumed).toMatchObject({ resumed: true, mode: 'memory' })
+      expect(resumed.lazy).toBeUndefined()
+      expect(resumed.note).toMatch(/restored in full, not lazily: the restore did not finish within .* its page server did not serve/)
+      expect(procState(criu.lazyPagesPid())).toBeNull()
       criu.works()
       await intact()
     } finally {

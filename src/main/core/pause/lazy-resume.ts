@@ -41,12 +41,16 @@ export class LazyResume {
     }
   }
 
-  /** Ends a lazy restore that Docker's start did not go through with (nothing of it may linger). */
-  async disarm(server: string, containerId: string): Promise<void> {
-    await this.ctx.d.checkpoints
+  /**
+   * Ends a lazy restore that Docker's start did not go through with (nothing of it may linger), and
+   * says why it failed when the server knows (its page server did not serve in time, say).
+   */
+  async disarm(server: string, containerId: string): Promise<string | null> {
+    const r = await this.ctx.d.checkpoints
       .runner(server)
       .run(['lazy-stop', containerId])
-      .catch(() => undefined)
+      .catch(() => null)
+    return (r && /^why (.*)$/m.exec(r.stdout)?.[1]) || null
   }
 
   /** How the lazy restore of the container ends, waiting at most `limitSeconds` (null: not over yet). */

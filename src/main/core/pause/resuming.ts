@@ -72,8 +72,7 @@ export class Resuming {
     }
     if (armed && !direct) {
       // Docker did not restore through the armed path: nothing lazy may linger for the job's restore
-      await this.lazy.disarm(row.server, containerId)
-      lazyWhy = 'the restore through Docker did not start'
+      lazyWhy = (await this.lazy.disarm(row.server, containerId)) ?? 'the restore through Docker did not start'
     }
     if (direct?.resumed && pause && armed) {
       direct.lazy = true

@@ -147,13 +147,32 @@ lazy_keeper() {
     echo "failed the restore did not start within 20 s" > "$w/result"
     return 0
   fi
+  # The restore itself needs a few pages served (the kernel writes each task's rseq area as CRIU's
+  # restorer registers it): a page server that does not serve holds Docker's start. It may not for
+  # long: 20 s, or the deadline if sooner; then the container (the restore's tasks) is stopped, the
+  # start fails, and the core restores in full from the checkpoint, which was never touched.
+  now_ms; r_from=$NOW r_end=$(( NOW + 20000 ))
+  [ $(( t0 + deadline * 1000 )) -lt $r_end ] && r_end=$(( t0 + deadline * 1000 ))
+  while ! grep -q -E 'Restore finished successfully|Error' "$w/restore.log" 2>/dev/null && kill -0 "$lp" 2>/dev/null; do
+    now_ms
+    if [ "$NOW" -ge "$r_end" ]; then
+      # the tasks first: once its page server is gone, a page not yet served would read as zeroes
+      lazy_kill_container "$id"
+      kill -KILL "$lp" 2>/dev/null
+      wait "$lp" 2>/dev/null
+      echo "failed the restore did not finish within $(secs $(( NOW - r_from ))) s: its page server did not serve the pages it needs; the container was stopped and its checkpoint kept" > "$w/result"
+      return 0
+    fi
+    sleep 0.02
+  done
   # the daemon exits by itself once every page is in; it may not take longer than the deadline
   while kill -0 "$lp" 2>/dev/null; do
     now_ms
     if [ $(( NOW - t0 )) -ge $(( deadline * 1000 )) ]; then
+      # the tasks first: once its page server is gone, a page not yet served would read as zeroes
+      lazy_kill_container "$id"
       kill -KILL "$lp" 2>/dev/null
       wait "$lp" 2>/dev/null
-      lazy_kill_container "$id"
       echo "failed not all memory was back within $deadline s; the container was stopped and its checkpoint kept" > "$w/result"
       return 0
     fi
@@ -189,17 +208,22 @@ lazy_kill_container() {
   done
   return 1
 }
-# root-lazy-stop CID: the keeper, its daemon and the container's processes
+# root-lazy-stop CID: the keeper, its daemon and the container's processes; "why TEXT" when the
+# lazy restore had failed (how the keeper ended it)
 cmd_root_lazy_stop() {
   shift; container_id_ok "$1" || return 2
-  w=$LAZY_DIR/$1 n=0
+  w=$LAZY_DIR/$1 n=0 live=
+  [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null && live=1
+  # the container's tasks before the page server (a page it has not served would read as zeroes)
+  [ -n "$live" ] && [ ! -s "$w/result" ] && lazy_kill_container "$1"
   for p in keeper daemon; do
     [ -s "$w/$p" ] && kill -KILL "$(cat "$w/$p")" 2>/dev/null && n=$((n + 1))
   done
   if [ $n -gt 0 ] && [ ! -s "$w/result" ]; then
-    lazy_kill_container "$1"
     echo "failed the lazy restore was stopped before all memory was back; the container was stopped and its checkpoint kept" > "$w/result"
   fi
   lazy_conf_clean
   echo "stopped $n"
+  [ -s "$w/result" ] && sed -n '1s/^failed /why /p' "$w/result"
+  return 0
 }
