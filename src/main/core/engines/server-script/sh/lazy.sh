@@ -139,7 +139,7 @@ lazy_keeper() {
   # into the same file), so it stays until the restore has placed the memory ("nr_lazy", per
   # process) or failed
   i=0
-  while ! grep -q -E 'nr_lazy|Error' "$w/restore.log" 2>/dev/null && [ $i -lt 1000 ] && kill -0 "$lp" 2>/dev/null; do sleep 0.02; i=$((i + 1)); done
+  while ! lazy_log_has 'nr_lazy|Error' "$w/restore.log" && [ $i -lt 1000 ] && kill -0 "$lp" 2>/dev/null; do sleep 0.02; i=$((i + 1)); done
   rm -f "$LAZY_CONF"
   exec 9>&-
   if [ ! -e "$w/restore.log" ]; then
@@ -153,7 +153,7 @@ lazy_keeper() {
   # start fails, and the core restores in full from the checkpoint, which was never touched.
   now_ms; r_from=$NOW r_end=$(( NOW + 20000 ))
   [ $(( t0 + deadline * 1000 )) -lt $r_end ] && r_end=$(( t0 + deadline * 1000 ))
-  while ! grep -q -E 'Restore finished successfully|Error' "$w/restore.log" 2>/dev/null && kill -0 "$lp" 2>/dev/null; do
+  while ! lazy_log_has 'Restore finished successfully|Error' "$w/restore.log" && kill -0 "$lp" 2>/dev/null; do
     now_ms
     if [ "$NOW" -ge "$r_end" ]; then
       # the tasks first: once its page server is gone, a page not yet served would read as zeroes
@@ -180,7 +180,7 @@ lazy_keeper() {
   done
   wait "$lp"; rc=$?
   now_ms
-  if [ $rc = 0 ] && ! grep -q 'Error' "$w/lazy.log" 2>/dev/null; then
+  if [ $rc = 0 ] && ! lazy_log_has 'Error' "$w/lazy.log"; then
     echo "done $(( NOW - t0 ))" > "$w/result"
   else
     lazy_kill_container "$id"
@@ -196,7 +196,9 @@ lazy_conf_clean() {
   lazy_conf_live && return 0
   rm -f "$LAZY_CONF"
 }
-lazy_why() { grep -m1 -E 'Error' "$1/lazy.log" 2>/dev/null | cut -c1-160; }
+# lazy_log_has PATTERN LOG: a line of CRIU's log matches, CRIU's harmless RLIMIT_NOFILE error aside
+lazy_log_has() { grep -E "$1" "$2" 2>/dev/null | grep -q -v 'RLIMIT_NOFILE'; }
+lazy_why() { grep -E 'Error' "$1/lazy.log" 2>/dev/null | grep -v 'RLIMIT_NOFILE' | head -n 1 | cut -c1-160; }
 # lazy_kill_container CID: every process of the container, through its cgroup (cgroup v1 or v2)
 lazy_kill_container() {
   for f in /sys/fs/cgroup/pids/docker/"$1"/cgroup.procs /sys/fs/cgroup/docker/"$1"/cgroup.procs \
