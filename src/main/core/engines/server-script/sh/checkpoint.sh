@@ -131,7 +131,8 @@ cmd_root_checkpoint() {
     echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
     return 29
   fi
-  now_ms; budget=$(( budget - (NOW - t_hold) ))
+  # (what is said of the budget is the whole of it, the wait included)
+  now_ms; whole=$budget budget=$(( budget - (NOW - t_hold) ))
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   freeze_watch_start "$work/.watch" "$pid"
@@ -165,7 +166,7 @@ cmd_root_checkpoint() {
       elif [ "$(thaw_if_frozen "$fz")" = 1 ]; then echo "note the failed checkpoint left the container frozen; Berth thawed it"
       fi
     fi
-    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(secs "$budget") s; Berth ended it"; return 124; fi
+    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(secs "$whole") s; Berth ended it"; return 124; fi
     if [ -n "$full" ]; then
       free_mib=$(( ${free_kib:-0} / 1024 ))
       echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"
@@ -274,7 +275,7 @@ cmd_root_checkpoint_live() {
     echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
     return 5
   fi
-  now_ms; budget=$(( budget - (NOW - t_hold) ))
+  now_ms; whole=$budget budget=$(( budget - (NOW - t_hold) ))
   t_start=$NOW
   ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
@@ -290,7 +291,7 @@ cmd_root_checkpoint_live() {
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
     why=$(dump_failure_why "$work/dump.log")
     rm -rf "$stage" "$work"
-    [ -n "$late" ] && { echo "why the memory dump did not finish within $(( budget / 1000 )) s; Berth ended it"; return 124; }
+    [ -n "$late" ] && { echo "why the memory dump did not finish within $(( whole / 1000 )) s; Berth ended it"; return 124; }
     echo "why the memory dump failed: ${why:-ctr exit $rc}"
     return 5
   fi
