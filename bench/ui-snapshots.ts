@@ -74,13 +74,24 @@ const timelinePainted = (name: string, count: number) => `(async () => {
   }
 })()`
 
-/** Fresh page loads of the browser of A (ms from the navigation's start), then switches A <-> B inside the page. */
-export async function timelinePaint(page: Page, url: string, a: { id: string; name: string }, b: { id: string; name: string }, runs: number) {
+/** A fresh page load of URL's browser of A: ms from the navigation's start until its CHECKPOINTS are painted. */
+async function loadOnce(page: Page, url: string, a: { id: string; name: string }): Promise<number> {
+  await page.goto('about:blank')
+  await page.goto(`${url}#/snapshots/${a.id}`)
+  return await page.evaluate<number>(timelinePainted(a.name, CHECKPOINTS))
+}
+
+/**
+ * Fresh page loads of the browser of A (ms from the navigation's start), then switches A <-> B
+ * inside the page. With BASELINE (the same history served by another build), its loads alternate
+ * with these, side by side in the same browser.
+ */
+export async function timelinePaint(page: Page, url: string, a: { id: string; name: string }, b: { id: string; name: string }, runs: number, baseline?: string) {
   const load: number[] = []
+  const baselineLoad: number[] = []
   for (let i = 0; i < runs; i++) {
-    await page.goto('about:blank')
-    await page.goto(`${url}#/snapshots/${a.id}`)
-    load.push(await page.evaluate<number>(timelinePainted(a.name, CHECKPOINTS)))
+    if (baseline) baselineLoad.push(await loadOnce(page, baseline, a))
+    load.push(await loadOnce(page, url, a))
   }
   const switches: number[] = []
   for (let i = 0; i < runs; i++) {
@@ -88,7 +99,7 @@ export async function timelinePaint(page: Page, url: string, a: { id: string; na
     const t0 = await page.evaluate<number>(`(() => { const t = performance.now(); location.hash = '#/snapshots/${to.id}'; return t })()`)
     switches.push((await page.evaluate<number>(timelinePainted(to.name, CHECKPOINTS))) - t0)
   }
-  return { load, switches }
+  return { load, baselineLoad, switches }
 }
 
 async function run(c: ControlClient, id: string, script: string): Promise<void> {

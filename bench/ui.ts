@@ -24,7 +24,9 @@
 // the main thread never blocked over 100 ms at a time; (issue 20) 200 checkpoints painted and
 // 1,000 changed files listed, each under 1 s.
 // Run: npx tsx bench/ui.ts [LOADS]; BENCH_UI_PARTS=list,calls,snapshots,terminal (the default: all)
-// runs only the parts named.
+// runs only the parts named. BENCH_UI_BASELINE=DIR (another checkout, built with npm run build):
+// the snapshot browser's page loads of that build too, alternating with these (the same history in
+// a home of its own, its own `berth serve`), and the ratio of the two.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import WebSocket from 'ws'
@@ -308,6 +310,23 @@ async function traceTasks(cdp: Cdp): Promise<{ longestOnCpu(): Promise<number> }
   }
 }
 
+const BASELINE = process.env.BENCH_UI_BASELINE
+
+/** The baseline build's `berth serve` of a home of its own holding the same checkpoint histories. */
+async function baselineServe(dir: string, histories: Array<{ id: string; name: string }>) {
+  const home = new BerthHome('bench-ui-baseline')
+  seed(home.home)
+  for (const h of histories) seedCheckpoints(home.home, h)
+  const served = await serveUi(home, join(dir, 'bin', 'berth'))
+  return {
+    served,
+    stop: async () => {
+      await served.stop()
+      await home.cleanup()
+    },
+  }
+}
+
 async function main(): Promise<void> {
   const loads = Number(process.argv[2] ?? 10)
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.mjs')], { stdio: 'inherit' })
@@ -355,7 +374,8 @@ async function main(): Promise<void> {
     if (PARTS.has('snapshots')) {
       process.stderr.write(`the snapshot browser: ${CHECKPOINTS} checkpoints painted, ${CHANGED_FILES} changed files listed...\n`)
       const page = await bare.newPage()
-      const tl = await timelinePaint(page, served.url, histories[0]!, histories[1]!, loads)
+      const baseline = BASELINE ? await baselineServe(BASELINE, histories) : undefined
+      const tl = await timelinePaint(page, served.url, histories[0]!, histories[1]!, loads, baseline?.served.url).finally(() => baseline?.stop())
       const d = await diffSession(c, testHost().tinyImage)
       const listed = await diffPaint(page, served.url, d, loads)
       await page.close()
@@ -364,6 +384,9 @@ async function main(): Promise<void> {
         table([
           ['snapshot browser', 'median ms', 'max ms', 'target', 'ratio to target'],
           [`page load -> ${CHECKPOINTS} checkpoints painted`, median(tl.load), Math.max(...tl.load), '< 1000', `${fmt(median(tl.load) / 1000)}x`],
+          ...(baseline
+            ? [[`  the same, the baseline build (${BASELINE}), alternating`, median(tl.baselineLoad), Math.max(...tl.baselineLoad), `ratio ${fmt(median(tl.load) / median(tl.baselineLoad))}x`, `${fmt(median(tl.baselineLoad) / 1000)}x`]]
+            : []),
           [`another session's ${CHECKPOINTS} checkpoints (in the page)`, median(tl.switches), Math.max(...tl.switches), '< 1000', `${fmt(median(tl.switches) / 1000)}x`],
           [`a click -> ${CHANGED_FILES} changed files listed`, median(listed), Math.max(...listed), '< 1000', `${fmt(median(listed) / 1000)}x`],
         ]),

@@ -1,19 +1,11 @@
 // The data Berth shows and stores, as zod schemas so every door validates what crosses it.
 // Imports nothing from node, electron or the DOM.
 import { z } from 'zod'
+import { SESSION_STATES } from './session-values'
 
-export const SESSION_STATES = [
-  'creating',
-  'running',
-  'pausing',
-  'paused',
-  'resuming',
-  'moving',
-  'restarting',
-  'finishing',
-  'finished',
-  'failed',
-] as const
+// the plain values a page needs without the schemas (session-values.ts: no zod in the page's first script)
+export { meterSummaryOf, SESSION_IMAGE_REPO, SESSION_STATES, summaryOf } from './session-values'
+
 export const SessionState = z.enum(SESSION_STATES)
 export type SessionState = z.infer<typeof SessionState>
 
@@ -174,31 +166,6 @@ export const SessionSummary = Session.pick({
   failure: true,
 }).extend({ meter: MeterSummary.optional() })
 export type SessionSummary = z.infer<typeof SessionSummary>
-
-export const meterSummaryOf = (m: Meter): MeterSummary => ({ cpuPercent: m.cpuPercent, memoryBytes: m.memoryBytes, cost: m.cost, ratePerHour: m.ratePerHour })
-
-/** The summary of a whole session, as `session.list` would answer it. */
-export function summaryOf(s: Session): SessionSummary {
-  const summary: SessionSummary = {
-    id: s.id,
-    name: s.name,
-    server: s.server,
-    state: s.state,
-    mode: s.mode,
-    pausedBy: s.pausedBy,
-    durable: s.durable,
-    image: s.image,
-    route: s.route,
-    workspace: s.workspace,
-    createdAt: s.createdAt,
-    failure: s.failure,
-  }
-  if (s.meter) summary.meter = meterSummaryOf(s.meter)
-  return summary
-}
-
-/** The repository of the image Berth makes of one session's disk (a restart, a move, a start from a snapshot). */
-export const SESSION_IMAGE_REPO = 'berth/session'
 
 export const SessionOrigin = z.object({
   verb: z.string(),

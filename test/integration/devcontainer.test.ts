@@ -25,11 +25,12 @@ function project(json: string, dockerfile: string): string {
   return dir
 }
 
-// busybox has every tool the session needs (awk and setsid for detached jobs, httpd for the page)
+// busybox has every tool the session needs (awk and setsid for detached jobs, httpd for the page);
+// its /tmp only root may write, as some images have it: the remoteUser's jobs run all the same
 const DOCKERFILE = `FROM ${h.tinyImage}
 ARG GREETING_FROM_BUILD
 RUN mkdir -p /usr/bin && busybox --install -s /usr/bin
-RUN chmod 1777 /tmp && echo 'dev:x:1000:1000::/home/dev:/bin/sh' >> /etc/passwd && echo 'dev:x:1000:' >> /etc/group && mkdir -p /home/dev && chown 1000:1000 /home/dev
+RUN chmod 755 /tmp && echo 'dev:x:1000:1000::/home/dev:/bin/sh' >> /etc/passwd && echo 'dev:x:1000:' >> /etc/group && mkdir -p /home/dev && chown 1000:1000 /home/dev
 COPY www /srv/www
 RUN echo "$GREETING_FROM_BUILD" > /srv/built-with
 `
@@ -134,6 +135,18 @@ describe('sessions from a devcontainer.json', () => {
     expect((await berth.run(['exec', s.id, '--', 'id', '-un'])).stdout).toBe('dev\n')
     await berth.json(['finish', s.id])
   }, 420_000)
+
+  it("keeps the remoteUser's terminal views across a restart, as that user's", async () => {
+    const dir = project(JSON.stringify({ name: 'viewed-dev', build: { dockerfile: 'Dockerfile' }, remoteUser: 'dev' }), `FROM ${h.baseImage}\nRUN useradd -m -s /bin/sh dev\n`)
+    const s = await berth.json(['session', 'create', '--devcontainer', dir], { timeoutMs: 180_000 })
+    // views are tmux sessions on Berth's socket; exec runs as the remoteUser, so these are dev's
+    const views = "id -un; tmux -L berth ls -F '#{session_name}' | sort"
+    await berth.run(['exec', s.id, '--', 'sh', '-c', 'tmux -L berth new-session -d -s editor && tmux -L berth new-session -d -s logs'])
+    expect((await berth.run(['exec', s.id, '--', 'sh', '-c', views])).stdout).toBe('dev\neditor\nlogs\n')
+    await berth.json(['restart', s.id])
+    expect((await berth.run(['exec', s.id, '--', 'sh', '-c', views])).stdout).toBe('dev\neditor\nlogs\n')
+    await berth.json(['finish', s.id])
+  }, 240_000)
 
   it('refuses a Dockerfile outside the project folder before anything is built', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'berth-outside-'))

@@ -6,6 +6,7 @@ import { BerthHome, localDocker, ROOT, sleep, until } from '../support/berth'
 import { testHost } from '../support/testhost'
 import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'
 import { execFile, execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 describe('pause and resume on the local engine', () => {
@@ -227,6 +228,45 @@ describe('pause and resume on the local engine', () => {
     await viewShows(berth, s.id, 'view=view-42')
   })
 
+  it('shows the memory being written while the dump runs: the figure grows before the pause is durable', async () => {
+    const s = await berth.json(['session', 'create', '--image', base, '--name', 'hefty'])
+    // a process of the session (a detached job: in its own process tree, so the dump keeps it)
+    // holding 512 MiB; it says so once the memory is filled
+    const MiB = 1048576
+    await berth.run(['exec', '--detach', s.id, '--', 'perl', '-e', `my $x = "m"; $x x= (512 * ${MiB}); open(my $f, ">", "/tmp/held"); close($f); sleep 3600`])
+    await until(async () => (await berth.run(['exec', s.id, '--', 'test', '-e', '/tmp/held'])).code === 0, 'the session to hold 512 MiB', 60_000)
+    const c = await connectOrStart(berth.home, join(ROOT, 'out', 'cli', 'berth.cjs'))
+    try {
+      const seen: Array<{ bytes: number; total: number | null; message: string }> = []
+      c.on('progress', (p) => p.op === 'hefty-pause' && p.stage === 'memory' && seen.push({ bytes: p.bytes, total: p.total, message: p.message }))
+      await c.call('events.subscribe', { names: ['progress'] })
+      const r = await c.call('session.pause', { id: s.id, wait: true, op: 'hefty-pause' })
+      expect(r).toMatchObject({ paused: true, mode: 'memory', durable: true })
+      // what a user watching the bar saw before "durable": it started at 0 of the memory expected,
+      // moved while CRIU wrote, and ended at what was written, never going back
+      const figures = seen.map((p) => p.bytes)
+      const written = seen.filter((p) => p.message.startsWith('writing the memory of hefty') && p.bytes > 0).map((p) => p.bytes)
+      const detail = JSON.stringify(seen.map((p) => `${p.message}: ${p.bytes}/${p.total}`))
+      expect(seen[0], detail).toMatchObject({ bytes: 0, message: 'writing the memory of hefty' })
+      expect(seen[0]!.total, detail).toBeGreaterThan(500 * MiB)
+      expect(written.length, detail).toBeGreaterThanOrEqual(1)
+      expect(new Set(figures.filter((b) => b > 0)).size, detail).toBeGreaterThanOrEqual(2)
+      expect(figures, detail).toEqual([...figures].sort((a, b) => a - b))
+      const last = seen.at(-1)!
+      expect(last.message, detail).toBe('memory of hefty written; making it durable')
+      expect(last.bytes, detail).toBeGreaterThan(500 * MiB)
+      expect(Math.max(...written), detail).toBeLessThanOrEqual(last.bytes)
+      console.log(`the pause's memory progress: ${detail}`)
+    } finally {
+      c.close()
+    }
+    // the dump's sampler ended with it: nothing of the pause's job is left running on the server
+    const homeId = await berth.homeId()
+    await until(() => jobProcesses(homeId).length === 0, 'the pause job and its sampler to be gone', 5000)
+    expect(await berth.json(['resume', s.id])).toMatchObject({ resumed: true, mode: 'memory' })
+    await berth.json(['finish', s.id])
+  })
+
   /** Pauses ROUNDS times while four loops of `docker exec` (a user's script, not Berth) keep starting commands in the session. */
   async function pauseAmidExecs(id: string, mode: 'memory' | 'frozen', rounds: number): Promise<void> {
     const socket = `unix://${testHost().localSocket}`
@@ -309,4 +349,19 @@ describe('pause and resume on the local engine', () => {
 /** Runs a command and waits for it, whatever its exit code (a refused exec is part of the story). */
 function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve) => execFile(cmd, args, { timeout: timeoutMs }, () => resolve()))
+}
+
+/** The processes of this Berth's server-script jobs still running on the laptop (its BERTH_HOME_ID in their environment). */
+function jobProcesses(homeId: string): string[] {
+  const out: string[] = []
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      if (!env.includes(`BERTH_HOME_ID=${homeId}`) || !env.some((e) => e.startsWith('BERTH_JOB='))) continue
+      out.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
 }

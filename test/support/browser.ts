@@ -19,9 +19,10 @@ export interface Served {
 }
 
 /** Runs `berth serve --port 0` and reads the URL it prints. */
-export function serveUi(berth: BerthHome): Promise<Served> {
+/** `berth serve` for BERTH's home; BIN: another build's bin/berth (a benchmark's baseline). */
+export function serveUi(berth: BerthHome, bin = BIN): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: berth.env() })
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: berth.env() })
     let out = ''
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { CONTENT_SECURITY_POLICY, readStatic } from './static-files'
+import { CONTENT_SECURITY_POLICY, IMMUTABLE, readStatic } from './static-files'
 
 describe('serving the renderer build', () => {
   const root = mkdtempSync(join(tmpdir(), 'berth-static-'))
@@ -11,6 +11,7 @@ describe('serving the renderer build', () => {
   mkdirSync(join(root, '.vite'))
   writeFileSync(join(root, 'index.html'), '<html>')
   writeFileSync(join(root, 'assets', 'app.js'), 'x')
+  writeFileSync(join(root, 'assets', 'boot-DKiHg1YF.js'), 'x')
   writeFileSync(join(root, '.vite', 'manifest.json'), '{}')
   writeFileSync(outside, 'secret')
   afterAll(() => {
@@ -21,6 +22,11 @@ describe('serving the renderer build', () => {
   it('serves files under its folder with their types', async () => {
     expect((await readStatic(root, '/'))?.contentType).toBe('text/html; charset=utf-8')
     expect((await readStatic(root, '/assets/app.js'))?.contentType).toBe('text/javascript; charset=utf-8')
+  })
+
+  it('lets a browser keep only the build\'s content-named assets; the page itself is read fresh', async () => {
+    expect((await readStatic(root, '/assets/boot-DKiHg1YF.js'))?.cacheControl).toBe(IMMUTABLE)
+    for (const p of ['/', '/index.html', '/assets/app.js']) expect((await readStatic(root, p))?.cacheControl).toBe('no-store')
   })
 
   it('never serves anything outside it, hidden, or a folder', async () => {

@@ -54,7 +54,17 @@ export function rendererBuilt(dir: string): boolean {
 export interface StaticFile {
   body: Buffer
   contentType: string
+  /** no-store, except for the build's hashed assets, which never change under their name */
+  cacheControl: string
 }
+
+/**
+ * The build's scripts and styles are named by their content (assets/index-Bx3f9a1c.js): a browser
+ * may keep them, and keep their compiled code, so a page loaded again does not parse them anew.
+ * Everything else (the page itself, which names them) is read fresh every time.
+ */
+const HASHED_ASSET = /^assets\/[A-Za-z0-9_.-]+-[A-Za-z0-9_-]{8}\.(js|css)$/
+export const IMMUTABLE = 'private, max-age=31536000, immutable'
 
 /** Reads `urlPath` under `root`; anything outside it, hidden or missing answers undefined. */
 export async function readStatic(root: string, urlPath: string): Promise<StaticFile | undefined> {
@@ -72,7 +82,11 @@ export async function readStatic(root: string, urlPath: string): Promise<StaticF
   if (relative.split('/').some((part) => part.startsWith('.'))) return undefined
   try {
     if (!statSync(full).isFile()) return undefined
-    return { body: await readFile(full), contentType: TYPES[extname(full).toLowerCase()] ?? 'application/octet-stream' }
+    return {
+      body: await readFile(full),
+      contentType: TYPES[extname(full).toLowerCase()] ?? 'application/octet-stream',
+      cacheControl: HASHED_ASSET.test(relative) ? IMMUTABLE : 'no-store',
+    }
   } catch {
     return undefined
   }

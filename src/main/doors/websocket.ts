@@ -98,7 +98,7 @@ export class WebSocketDoor {
     }
     const file = await readStatic(this.rendererRoot, rest)
     if (!file) return deny(404, 'Not found.')
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.contentType, 'content-length': file.body.length })
+    res.writeHead(200, { ...SECURITY_HEADERS, 'cache-control': file.cacheControl, 'content-type': file.contentType, 'content-length': file.body.length })
     res.end(req.method === 'HEAD' ? undefined : file.body)
   }
 

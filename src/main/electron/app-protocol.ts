@@ -27,6 +27,6 @@ export function serveAppProtocol(rendererRoot: string): void {
     if (url.host !== 'app' || request.method !== 'GET') return new Response('not found', { status: 404 })
     const file = await readStatic(rendererRoot, url.pathname)
     if (!file) return new Response('not found', { status: 404 })
-    return new Response(new Uint8Array(file.body), { status: 200, headers: { ...SECURITY_HEADERS, 'content-type': file.contentType } })
+    return new Response(new Uint8Array(file.body), { status: 200, headers: { ...SECURITY_HEADERS, 'cache-control': file.cacheControl, 'content-type': file.contentType } })
   })
 }

@@ -4,6 +4,7 @@
 # it like any other process, where an exec's socket could not be checkpointed. Its output goes to a
 # bounded log that rotates once (log, log.1), each line stamped with the second it was written; its
 # exit code is kept in rc. Files: $D/ID/{cmd,pid,pgid,started,ended,rc,log,log.1,log.gen}.
+#   prepare                           the jobs' folder, writable by every user (run as root)
 #   start ID DISPLAY CMD [ARGS...]   prints "started ID"
 #   list                              one line a job: ID STATE RC STARTED ENDED COMMAND (tab-separated)
 #   read ID GEN OFFSET MAX            "state S", "rc N", "gen G", "file F", "offset O", then "--" and
@@ -51,9 +52,10 @@ job_start() {
   [ $# -gt 0 ] || die 2 "no command"
   command -v setsid >/dev/null 2>&1 || die 3 "this session's image has no setsid, which detached jobs need"
   command -v awk >/dev/null 2>&1 || die 3 "this session's image has no awk, which detached jobs need"
-  mkdir -p "$D" 2>/dev/null; chmod 700 "$D" 2>/dev/null
-  mkdir "$D/$id" 2>/dev/null || die 3 "cannot make $D/$id"
+  [ -d "$D" ] || job_prepare > /dev/null
+  mkdir "$D/$id" 2>/dev/null || die 3 "cannot make $D/$id (run by $(id -un 2>/dev/null || id -u))"
   j=$D/$id
+  chmod 700 "$j" 2>/dev/null
   { printf '%s' "$display" | tr '\n\t' '  ' | head -c 2000; echo; } > "$j/cmd"
   date +%s > "$j/started"
   : > "$j/log"
@@ -62,6 +64,16 @@ job_start() {
   i=0
   while [ ! -s "$j/pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
   echo "started $id"
+}
+
+# job_prepare: the jobs' folder, which every user of the session may add a job to (like /tmp itself:
+# sticky, each job's own folder is its user's alone). Run as root before a job starts: an image
+# whose /tmp only root may write still runs a remoteUser's jobs.
+job_prepare() {
+  mkdir -p "$D" 2>/dev/null
+  chmod 1777 "$D" 2>/dev/null
+  [ -d "$D" ] || die 3 "cannot make $D"
+  echo "prepared 1"
 }
 
 # job_state J: STATE (running, exited, lost) and RC of the job in folder J
@@ -123,6 +135,7 @@ job_kill() {
 
 verb=${1:-}; [ $# -gt 0 ] && shift
 case $verb in
+  prepare) job_prepare ;;
   start) job_start "$@" ;;
   list) job_list ;;
   read) job_read "$@" ;;

@@ -44,6 +44,14 @@ export class JobsService {
     return { code, out: Buffer.concat(out), err: Buffer.concat(err).toString('utf8') }
   }
 
+  /**
+   * Berth's own steps (the folder, reads, signals) run as root, uid 0, which every image has: a job
+   * may belong to another user than the image's default one, and its folder is its user's alone.
+   */
+  private asRoot(row: Pick<SessionRow, 'server'> & { containerId: string }, args: string[]): ReturnType<JobsService['script']> {
+    return this.script(row, args, undefined, '0')
+  }
+
   private failure(row: SessionRow, what: string, r: { code: number | null; out: Buffer; err: string }): BerthError {
     const said = /^error (.*)$/m.exec(r.out.toString('utf8'))?.[1] ?? oneSentence(r.err || `exit ${r.code ?? '?'}`)
     const code = r.code === 4 ? 'not_found' : r.code === 2 ? 'usage' : 'refused'
@@ -65,7 +73,10 @@ export class JobsService {
   async launch(row: SessionRow, containerId: string, cmd: string[], env?: Record<string, string>): Promise<string> {
     const id = `j${randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(0, 8)}`
     const remote = remoteOf(row)
-    const r = await this.script({ server: row.server, containerId }, ['start', id, quoteCommand(cmd), ...cmd], { ...remote.env, ...env }, remote.user)
+    const at = { server: row.server, containerId }
+    // the jobs' folder first, as root (the session's user may not write /tmp); a refusal is the start's to say
+    await this.asRoot(at, ['prepare']).catch(() => undefined)
+    const r = await this.script(at, ['start', id, quoteCommand(cmd), ...cmd], { ...remote.env, ...env }, remote.user)
     if (r.code !== 0 || !r.out.toString('utf8').includes(`started ${id}`)) throw this.failure(row, 'could not start the job', r)
     return id
   }
@@ -73,17 +84,17 @@ export class JobsService {
   /** A job's state and the last lines of its log, read from a given container (for the start hooks' followers). */
   async peek(row: SessionRow, containerId: string, id: string, lines: number): Promise<{ state: string; exitCode: number | null; lines: string[] }> {
     const at = { server: row.server, containerId }
-    const listed = await this.script(at, ['list'])
+    const listed = await this.asRoot(at, ['list'])
     const job = listed.out.toString('utf8').split('\n').map(parseJobLine).find((j) => j?.id === id)
     if (!job) throw new BerthError('not_found', `no job ${id} in session ${row.name}`)
-    const r = await this.script(at, ['read', id, '0', '0', String(READ_BYTES)])
+    const r = await this.asRoot(at, ['read', id, '0', '0', String(READ_BYTES)])
     const read = r.code === 0 ? parseLogRead(r.out, { gen: 0, offset: 0 }) : { lines: [] }
     return { state: job.state, exitCode: job.exitCode, lines: read.lines.map((l) => l.text).slice(-lines) }
   }
 
   async list(ref: string): Promise<Job[]> {
     const row = this.running(ref, 'list its jobs')
-    const r = await this.script(row, ['list'])
+    const r = await this.asRoot(row, ['list'])
     if (r.code !== 0) throw this.failure(row, 'could not list the jobs', r)
     const jobs = r.out.toString('utf8').split('\n').map(parseJobLine).filter((j): j is Job => j !== null)
     return jobs.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.id.localeCompare(b.id))
@@ -99,7 +110,7 @@ export class JobsService {
     const row = this.running(ref, 'read its jobs')
     const job = await this.job(row, id)
     const at = cursor ?? { gen: 0, offset: 0 }
-    const r = await this.script(row, ['read', id, String(at.gen), String(at.offset), String(READ_BYTES)])
+    const r = await this.asRoot(row, ['read', id, String(at.gen), String(at.offset), String(READ_BYTES)])
     if (r.code !== 0) throw this.failure(row, `could not read job ${id}`, r)
     const read = parseLogRead(r.out, at)
     const from = since ? Date.parse(since) : Number.NEGATIVE_INFINITY
@@ -109,7 +120,7 @@ export class JobsService {
   async kill(ref: string, id: string, signal: z.infer<typeof JobSignal> = 'TERM'): Promise<{ job: Job; signalled: boolean }> {
     const row = this.running(ref, 'signal its jobs')
     await this.job(row, id)
-    const r = await this.script(row, ['kill', id, signal])
+    const r = await this.asRoot(row, ['kill', id, signal])
     if (r.code !== 0) throw this.failure(row, `could not signal job ${id}`, r)
     return { job: await this.job(row, id), signalled: /^signalled 1$/m.test(r.out.toString('utf8')) }
   }

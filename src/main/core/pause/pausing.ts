@@ -40,6 +40,12 @@ export interface PauseRequest {
 
 type Paused = Extract<PauseResult, { paused: true }>
 
+/** What the progress of a pause's memory dump has shown: whether it is under way, and its last figure. */
+interface DumpShown {
+  writing: boolean
+  bytes: number
+}
+
 /** How much sooner than the core the server must be done: its last lines crossing to the core. */
 const JOB_MARGIN_MS = 250
 
@@ -118,7 +124,8 @@ export class Pausing {
         ...(plan ? [`budget=${plan.budgetMs}`, `estimate=${plan.estimateMs}`, ...this.rateOptions(row.server), `turn=${req.turn ?? nextTurn()}`] : []),
       ]
       const args = ['pause', containerId, pause.snapshot, requested, method, pauseImage(row.id, pause.snapshot), ...options, '--', ...facts]
-      o = await jobFollower(this.ctx, row)(pause.job, args, (l) => this.onLine(row.id, pause, l, w, t0, progress, row.name), { limitSeconds: deadlineMs / 1000 + 30 })
+      const dump: DumpShown = { writing: false, bytes: 0 }
+      o = await jobFollower(this.ctx, row)(pause.job, args, (l) => this.onLine(row.id, pause, l, w, t0, progress, row.name, dump), { limitSeconds: deadlineMs / 1000 + 30 })
     } finally {
       release()
     }
@@ -154,7 +161,7 @@ export class Pausing {
   }
 
   /** The job's stages: frozen (paused, not durable yet), stopped MODE, a dump's figures. */
-  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>, name: string): void {
+  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>, name: string, dump: DumpShown): void {
     const d = this.ctx.d
     if (l.kind === 'fallback') {
       pause.fallback = l.text
@@ -164,10 +171,21 @@ export class Pausing {
     // the memory dump: what it is about to write, then what it wrote (the progress bar shows one against the other)
     if (l.kind === 'metric' && l.name === 'expect' && l.values.length >= 1) {
       pause.detail.expectBytes = l.values[0]!
+      Object.assign(dump, { writing: true, bytes: 0 })
       progress.bytes('memory', `writing the memory of ${name}`, 0, l.values[0]! || null, true)
       return
     }
+    // while it writes, the bytes so far (sampled on the server): shown only, never recorded, and only
+    // forward (a late sample after the dump's end, or one smaller than the last, moves nothing)
+    if (l.kind === 'written') {
+      if (!dump.writing || l.bytes <= dump.bytes) return
+      dump.bytes = l.bytes
+      const expected = typeof pause.detail.expectBytes === 'number' ? pause.detail.expectBytes : 0
+      progress.bytes('memory', `writing the memory of ${name}`, l.bytes, Math.max(expected, l.bytes) || null)
+      return
+    }
     if (l.kind === 'metric' && l.name === 'dump' && l.values.length >= 2) {
+      dump.writing = false
       d.checkpoints.recordDump(pause.server, l.values[0]!, l.values[1]!)
       const expected = typeof pause.detail.expectBytes === 'number' ? pause.detail.expectBytes : null
       progress.bytes('memory', `memory of ${name} written; making it durable`, l.values[1]!, expected ?? (l.values[1]! || null), true)

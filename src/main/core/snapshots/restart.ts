@@ -6,6 +6,7 @@ import type { Session } from '../../../shared/models'
 import { BerthError, reasonOf } from '../../../shared/errors'
 import { inspectContainer, shq, type Engine } from '../engines/engine'
 import { startExec } from '../sessions/exec'
+import { remoteOf } from '../sessions/session-shape'
 import { TMUX_SOCKET } from '../sessions/views'
 import { progressOn, type ProgressReporter } from '../progress'
 import { volumeName, pauseImage, pauseImagesOf, SESSION_REPO, sessionImage } from '../engines/docker-names'
@@ -82,7 +83,7 @@ async function completeRestartTelling(svc: SnapshotService, row: SessionRow, pro
     })
     if (source.note) ctx.lifecycle.note(row.id, 'restored-disk', { note: source.note })
     // the views stay (their shells start afresh): terminals reattach to the same names
-    if (views.length) await recreateViews(engine, out.containerId, views).catch((e: Error) => ctx.lifecycle.note(row.id, 'views-not-kept', { reason: e.message }))
+    if (views.length) await recreateViews(engine, out.containerId, views, row).catch((e: Error) => ctx.lifecycle.note(row.id, 'views-not-kept', { reason: e.message }))
     const running = ctx.lifecycle.transition(row.id, {
       from: ['restarting'],
       to: 'running',
@@ -158,7 +159,8 @@ async function viewNames(engine: Engine, row: SessionRow): Promise<string[]> {
   const info = await engine.docker.getContainer(row.containerId).inspect().catch(() => null)
   if (!info?.State.Running) return []
   let out = ''
-  const h = await startExec(engine.docker, row.containerId, { cmd: ['sh', '-c', `tmux -L ${TMUX_SOCKET} list-sessions -F '#{session_name}' 2>/dev/null || true`] }, (fd, d) => {
+  // as the session's user (a devcontainer's remoteUser): its tmux server is its own, under its uid
+  const h = await startExec(engine.docker, row.containerId, { cmd: ['sh', '-c', `tmux -L ${TMUX_SOCKET} list-sessions -F '#{session_name}' 2>/dev/null || true`], user: remoteOf(row).user }, (fd, d) => {
     if (fd === 1) out += d.toString()
   }).catch(() => null)
   if (!h) return []
@@ -166,8 +168,9 @@ async function viewNames(engine: Engine, row: SessionRow): Promise<string[]> {
   return out.split('\n').map((l) => l.trim()).filter((l) => /^[A-Za-z0-9._-]{1,64}$/.test(l))
 }
 
-async function recreateViews(engine: Engine, containerId: string, views: string[]): Promise<void> {
+async function recreateViews(engine: Engine, containerId: string, views: string[], row: SessionRow): Promise<void> {
   const cmds = views.map((v) => `tmux -L ${TMUX_SOCKET} new-session -d -s ${shq(v)}`).join('; ')
-  const h = await startExec(engine.docker, containerId, { cmd: ['sh', '-c', `command -v tmux >/dev/null 2>&1 && { ${cmds}; } || true`] }, () => undefined)
+  const remote = remoteOf(row)
+  const h = await startExec(engine.docker, containerId, { cmd: ['sh', '-c', `command -v tmux >/dev/null 2>&1 && { ${cmds}; } || true`], user: remote.user, env: remote.env }, () => undefined)
   await h.exit
 }

@@ -1,5 +1,5 @@
 // How numbers and times read in the UI.
-import { SESSION_IMAGE_REPO } from '../../../shared/models'
+import { SESSION_IMAGE_REPO } from '../../../shared/session-values'
 import { bytes } from '../../../shared/format'
 
 // sizes and ages read the same in the app and the CLI (src/shared/format.ts)

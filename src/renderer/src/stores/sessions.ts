@@ -1,7 +1,8 @@
 // Sessions: the list (summaries), the whole sessions that views show, kept live by session.changed and
 // progress events; filters; the verbs.
 import { createStore } from 'zustand/vanilla'
-import { summaryOf, type Progress, type Session, type SessionState, type SessionSummary } from '../../../shared/models'
+import type { Progress, Session, SessionState, SessionSummary } from '../../../shared/models'
+import { summaryOf } from '../../../shared/session-values'
 import type { CallArgs, CallResult } from '../../../shared/contract'
 import type { Client } from '../api/client'
 

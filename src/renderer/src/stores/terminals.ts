@@ -6,7 +6,7 @@ import type { SessionState } from '../../../shared/models'
 import type { Client } from '../api/client'
 import { describeError, type Problem } from '../api/errors'
 import { StreamRouter } from '../terminal/stream-router'
-import { TerminalSession, terminalTheme, type TerminalSnapshot } from '../terminal/terminal-session'
+import type { TerminalSession, TerminalSnapshot } from '../terminal/terminal-session'
 import type { SessionsStore } from './sessions'
 
 export interface Tab {
@@ -37,6 +37,8 @@ export interface TerminalsRuntime {
 /** listing views runs a command in the container: not on every visit of the session's screen */
 const REFRESH_EVERY_MS = 15_000
 
+type TerminalCode = typeof import('../terminal/terminal-session')
+
 const darkQuery = () => (typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined)
 
 export function createTerminalsStore(client: Client, sessions: SessionsStore): TerminalsRuntime {
@@ -45,6 +47,9 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
   const ensuring = new Map<string, Promise<void>>()
   const refreshedAt = new Map<string, number>()
   let counter = 0
+  // xterm.js and the terminal's own code load with the first terminal, not with the page (main.tsx)
+  let code: TerminalCode | undefined
+  const loadCode = (): Promise<TerminalCode> => import('../terminal/terminal-session').then((m) => (code = m))
 
   const clipboard = {
     read: () => client.app.readClipboard?.() ?? navigator.clipboard.readText(),
@@ -58,15 +63,14 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
       set({ tabs: { ...get().tabs, [sessionId]: tabs.map((t) => (t.key === key ? { key, snapshot } : t)) } })
     }
 
-    const make = (sessionId: string, view: string | undefined): { key: string; t: TerminalSession } => {
-      const key = `${sessionId}/${++counter}`
-      const t = new TerminalSession(
+    const make = (c: TerminalCode, key: string, sessionId: string, view: string | undefined): TerminalSession => {
+      const t = new c.TerminalSession(
         {
           client,
           router,
           sessionId,
           sessionState: () => sessions.getState().byId[sessionId]?.state,
-          theme: () => terminalTheme(!!darkQuery()?.matches),
+          theme: () => c.terminalTheme(!!darkQuery()?.matches),
           clipboard,
           onChange: (snap) => setSnapshot(sessionId, key, snap),
         },
@@ -77,7 +81,7 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
         tabs: { ...get().tabs, [sessionId]: [...(get().tabs[sessionId] ?? []), { key, snapshot: t.state }] },
         active: { ...get().active, [sessionId]: key },
       })
-      return { key, t }
+      return t
     }
 
     return {
@@ -91,7 +95,7 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
         if (running) return running
         const p = (async () => {
           try {
-            const views = await client.call('view.list', { id: sessionId })
+            const [views] = await Promise.all([client.call('view.list', { id: sessionId }), loadCode()])
             if ((get().tabs[sessionId] ?? []).length > 0) return
             if (views.length === 0) get().newTab(sessionId, 'main', false)
             // reopen every view the session has: each comes back with its earlier output
@@ -107,8 +111,10 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
         return p
       },
       newTab(sessionId, view, history = true) {
-        const { key, t } = make(sessionId, view)
-        void t.attach(history && view !== undefined)
+        const key = `${sessionId}/${++counter}`
+        const open = (c: TerminalCode) => void make(c, key, sessionId, view).attach(history && view !== undefined)
+        if (code) open(code)
+        else loadCode().then(open, (e: unknown) => set({ problem: { ...get().problem, [sessionId]: describeError(e) } }))
         return key
       },
       closeTab(sessionId, key) {
@@ -173,7 +179,8 @@ export function createTerminalsStore(client: Client, sessions: SessionsStore): T
     for (const t of live.values()) t.reconnected()
   })
   darkQuery()?.addEventListener('change', (e) => {
-    for (const t of live.values()) t.setTheme(terminalTheme(e.matches))
+    if (!code) return
+    for (const t of live.values()) t.setTheme(code.terminalTheme(e.matches))
   })
 
   if (typeof window !== 'undefined') {

@@ -13,6 +13,16 @@ describe('the line protocol between the server script and the core', () => {
     expect(parseJobLine('rc 0')).toEqual({ kind: 'rc', rc: 0, gone: undefined })
     expect(parseJobLine('rc lost')).toEqual({ kind: 'rc', rc: null, gone: 'lost' })
     expect(parseJobLine('rc missing')).toEqual({ kind: 'rc', rc: null, gone: 'missing' })
+    expect(parseJobLine('written 104857600')).toEqual({ kind: 'written', bytes: 104857600 })
+  })
+
+  it('takes a dump\'s bytes written so far only as a plain count, and keeps none of them in the outcome', () => {
+    for (const bad of ['written', 'written -5', 'written 1e9', 'written 12 MiB', 'written 0x10', `written ${'9'.repeat(16)}`]) expect(parseJobLine(bad)).toBeUndefined()
+    const o = emptyOutcome()
+    for (let i = 1; i <= 500; i++) expect(takeLine(o, parseJobLine(`written ${i * 1000}`)!)).toBe(false)
+    // counted (following again skips them) but not collected: a long dump's samples do not pile up
+    expect(o.lines).toBe(500)
+    expect(o.metrics).toEqual([])
   })
 
   it('turns what it cannot read into an error or nothing, never into a crash', () => {

@@ -8,6 +8,9 @@
 //   note TEXT              something the user should hear (an exec Berth thawed, a retry)
 //   fallback WHY           why a lesser mode than asked for was used
 //   metric NAME VALUE...   a measurement (dump MS BYTES: one memory dump; expect BYTES: what a dump is about to write)
+//   written BYTES          how far the step under way has got: the bytes a memory dump has written so
+//                          far (its images folder, sampled while CRIU writes). For display only: the
+//                          figure grows with what the session holds, so nothing else is decided by it
 //   result JSON            the job's outcome (PauseJobResult, ResumeJobResult)
 //   error TEXT             why the job failed
 //   rc N | rc lost | rc missing   the job's end: its exit code, or that it died unfinished or never was
@@ -18,6 +21,7 @@ export type JobLine =
   | { kind: 'note'; text: string }
   | { kind: 'fallback'; text: string }
   | { kind: 'metric'; name: string; values: number[] }
+  | { kind: 'written'; bytes: number }
   | { kind: 'result'; value: Record<string, unknown> }
   | { kind: 'error'; text: string }
   | { kind: 'rc'; rc: number | null; gone: 'missing' | 'lost' | undefined }
@@ -45,6 +49,10 @@ export function parseJobLine(raw: string): JobLine | undefined {
       const [name, ...values] = rest.split(' ')
       const nums = values.map(Number)
       return name && nums.every(Number.isFinite) ? { kind: 'metric', name, values: nums } : undefined
+    }
+    case 'written': {
+      const v = rest.trim()
+      return /^\d{1,15}$/.test(v) ? { kind: 'written', bytes: Number(v) } : undefined
     }
     case 'result':
       try {

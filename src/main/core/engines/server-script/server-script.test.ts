@@ -82,6 +82,41 @@ describe('the server script', () => {
     expect(Date.now() - t0).toBeLessThan(8000)
   }, 60_000)
 
+  it("samples a dump's images folder while its client runs, and stops with the client, or at its deadline if the client hangs", () => {
+    // the script's functions without its dispatch (main.sh), and a dump played by sleep and head
+    const lib = SERVER_SCRIPT_PARTS.filter(([f]) => f !== 'main.sh')
+      .map(([, t]) => t)
+      .join('')
+    const images = join(dir, 'images')
+    mkdirSync(images)
+    const driver = `${lib}
+# the dump: its client runs while the images grow by 1 MiB every 100 ms
+sleep 30 & client=$!
+( i=0; while [ $i -lt 8 ]; do head -c 1048576 /dev/zero >> "${images}/pages-1.img"; sleep 0.1; i=$((i + 1)); done ) &
+now_ms; sample_dump "$client" "${images}" $(( NOW + 60000 )) & sampler=$!
+sleep 1.1; kill "$client"; now_ms; t=$NOW
+wait "$sampler"; now_ms; echo "ended-with-client $(( NOW - t ))"
+# a client that hangs: the sampler still ends by its deadline
+sleep 30 & client=$!
+now_ms; t=$NOW; sample_dump "$client" "${images}" $(( NOW + 600 )) > /dev/null & sampler=$!
+wait "$sampler"; now_ms; echo "ended-at-deadline $(( NOW - t ))"
+kill "$client"
+`
+    const r = spawnSync('dash', ['-c', driver], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: dir, BERTH_HOME_ID: 'unit' }, timeout: 20_000 })
+    expect(r.status, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    const written = lines.filter((l) => l.startsWith('written ')).map((l) => parseJobLine(l))
+    // each a line of the protocol, each larger than the one before, none beyond what was written
+    expect(written.length, r.stdout).toBeGreaterThanOrEqual(2)
+    const bytes = written.map((l) => (l?.kind === 'written' ? l.bytes : -1))
+    expect(bytes.every((b, i) => b > 0 && (i === 0 || b > bytes[i - 1]!)), r.stdout).toBe(true)
+    expect(Math.max(...bytes)).toBeLessThanOrEqual(8 * 1048576 + 65536)
+    const after = (what: string) => Number(lines.find((l) => l.startsWith(what))?.split(' ')[1])
+    // within a sample's interval (250 ms) and one du of the client's end; at its deadline when the client hangs
+    expect(after('ended-with-client')).toBeLessThan(1000)
+    expect(after('ended-at-deadline')).toBeLessThan(2000)
+  }, 60_000)
+
   it('refuses job names and arguments that could reach a path unchecked', () => {
     expect(run(['detach', '../escape', 'probe']).stdout).toContain('error not a job name')
     expect(run(['start', 'unit-job-3', '--limit', 'soon', 'probe']).stdout).toContain('error not a number of seconds')

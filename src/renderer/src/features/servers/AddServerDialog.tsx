@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { ServerAddress, ServerName } from '../../../../shared/contract'
 import type { HostKeyProbe } from '../../../../shared/models'
 import { Modal } from '../../components/Modal'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -29,6 +28,8 @@ export function AddServerDialog() {
   const probe = async () => {
     setFieldError(null)
     setError(null)
+    // the contract's schemas load with the first form checked, not with the page (see main.tsx)
+    const { ServerAddress, ServerName } = await import('../../../../shared/contract')
     const n = ServerName.safeParse(draft.name)
     if (!n.success) return setFieldError(n.error.issues[0]!.message)
     const u = ServerAddress.safeParse(draft.url)

@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState } from 'react'
-import { calls } from '../../../../shared/contract'
 import type { Progress } from '../../../../shared/models'
 import { Modal } from '../../components/Modal'
 import { ProblemLine } from '../../components/ProblemLine'
@@ -66,6 +65,8 @@ export function NewSessionDialog() {
     const start = from === 'image' ? { image: image.trim() } : { devcontainer: folder.trim() || ws }
     const args = { server, ...start, name: name.trim() || undefined, env: env.env, workspace: ws, secrets: chosen.length ? chosen : undefined, op }
     if (from === 'devcontainer' && !args.devcontainer) return setFieldError('name the project folder that holds .devcontainer/devcontainer.json (or a workspace)')
+    // the contract's schemas load with the first form checked, not with the page (see main.tsx)
+    const { calls } = await import('../../../../shared/contract')
     const checked = calls['session.create'].args.safeParse(args)
     if (!checked.success) return setFieldError(checked.error.issues[0]?.message ?? 'check the fields')
     setBusy(true)

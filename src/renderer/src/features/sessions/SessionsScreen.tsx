@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { SESSION_STATES, type SessionSummary } from '../../../../shared/models'
+import type { SessionSummary } from '../../../../shared/models'
+import { SESSION_STATES } from '../../../../shared/session-values'
 import { EmptyState } from '../../components/EmptyState'
 import { MachineChecks } from '../settings/MachineChecks'
 import { ProblemLine } from '../../components/ProblemLine'

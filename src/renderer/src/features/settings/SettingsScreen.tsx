@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { SettingsPatch, type Settings } from '../../../../shared/settings'
+import type { Settings } from '../../../../shared/settings'
 import { ProblemLine } from '../../components/ProblemLine'
 import type { CallResult } from '../../../../shared/contract'
 import { CopyLine } from '../../components/CopyLine'
@@ -68,6 +68,8 @@ export function SettingsScreen() {
 
   const save = async (patch: Partial<Settings>) => {
     setSaveError(null)
+    // the settings' schemas load with the first value saved, not with the page (see main.tsx)
+    const { SettingsPatch } = await import('../../../../shared/settings')
     const checked = SettingsPatch.safeParse(patch)
     if (!checked.success) throw new Error(checked.error.issues[0]?.message ?? 'not a valid value')
     try {

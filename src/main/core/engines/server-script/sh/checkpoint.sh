@@ -97,12 +97,30 @@ dump_failure_why() {
 # dump_unsupported LOG: the dump failed on something no other way of dumping avoids on this server
 dump_unsupported() { grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; }
 
+# sample_dump CLIENT DIR DEADLINE_MS: while the dump's client runs, every 250 ms, "written BYTES": the
+# size of the images folder DIR that CRIU is writing (the progress a pause shows). A process of its
+# own that only reads the folder: it never holds up the dump or its deadline; it ends by itself once
+# the client is gone or DEADLINE_MS (uptime) has passed, and its caller ends it at once when the
+# dump ends (dump_sampler_stop). Prints only changed figures.
+sample_dump() {
+  sd_last=
+  while :; do
+    sleep 0.25
+    kill -0 "$1" 2>/dev/null || return 0
+    now_ms; [ "$NOW" -lt "$3" ] || return 0
+    sd_b=$(du -sb "$2" 2>/dev/null); sd_b=${sd_b%%[!0-9]*}
+    if [ -n "$sd_b" ] && [ "$sd_b" != "$sd_last" ]; then echo "written $sd_b"; sd_last=$sd_b; fi
+  done
+}
+dump_sampler_stop() { [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null; sampler=; return 0; }
+
 # root-checkpoint CID ROOT NAME PID BUDGET_MS PAUSED [SYNC_PATH...]: a CRIU dump through containerd's
 # own client, which writes the images straight to disk (Docker's API copies them through
 # containerd's content store: 10x slower and never fsync'd). A dump still running after BUDGET_MS
 # is ended, with everything it started. PAUSED=1: Docker records the container paused (the pause
 # froze it first); a dump that fails leaves the cgroup frozen again, as Docker expects, else thawed.
-# Prints "stage stopped" once the container is stopped, then makes everything durable and prints
+# Prints "written BYTES" while CRIU writes (sample_dump), "stage stopped" once the container is
+# stopped, then makes everything durable and prints
 # "bytes N" and "ms N" (the dump's time). Fails with "why TEXT" and a code: 3 exists, 4 no ctr,
 # 5 the dump failed, 28 no space left, 29 CRIU cannot dump this session here (Docker's path would fail
 # alike), 124 out of time, 6-8 the files could not be made durable.
@@ -139,6 +157,8 @@ cmd_root_checkpoint() {
   now_ms; t_start=$NOW
   ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
+  sample_dump "$client" "$stage" $(( t_start + budget + 1000 )) 8>&- &
+  sampler=$!
   late=
   while kill -0 "$client" 2>/dev/null; do
     now_ms
@@ -147,6 +167,7 @@ cmd_root_checkpoint() {
   done
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
   exec 8>&-
+  dump_sampler_stop
   now_ms; dump_ms=$(( NOW - t_start ))
   freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then

@@ -12,8 +12,9 @@ DISK_MS=3000
 DISK_MIN_MS=1500
 FINISH_MS=300
 
-# run_root_checkpoint NAME BUDGET_MS PAUSED: the fast dump, as root; its "stage" and "note" lines go
-# to this job's status, the rest to BYTES, DUMP_MS and WHY; returns its code (see root-checkpoint).
+# run_root_checkpoint NAME BUDGET_MS PAUSED: the fast dump, as root; its "stage", "note" and "written"
+# (bytes written so far) lines go to this job's status, the rest to BYTES, DUMP_MS and WHY; returns
+# its code (see root-checkpoint).
 # Once the dump is written (stage stopped) the next session's dump may start: this one's fsync and
 # publishing overlap it (the disk flushes while the next CRIU works).
 run_root_checkpoint() {
@@ -24,6 +25,7 @@ run_root_checkpoint() {
       "stage stopped"*) stage stopped memory; release_turn ;;
       "stage "*) set -- $line; stage "$2" memory ;;
       "note "*) emit "$line" ;;
+      "written "*) is_uint "${line#written }" && emit "$line" ;;
       *) printf '%s\n' "$line" >> "$out" ;;
     esac
   done
