@@ -31,6 +31,33 @@ export class CriuSwitch {
     this.set(`${testHost().criu} "$@" & c=$!\nsleep ${ms / 1000}\nkill -9 $c\nwait $c`)
   }
 
+  /**
+   * CRIU works, but its page server (`criu lazy-pages`, a lazy resume's) is stopped (SIGSTOP) and
+   * serves nothing more until the test lets it go on (SIGCONT) or kills it: `at-once`, as soon as it
+   * listens (the restore itself then waits for the pages it needs); `after-restore`, once the
+   * restore has finished (the session runs, most of its memory still in the checkpoint). Its pid is
+   * in lazyPagesPid().
+   */
+  holdsPages(when: 'at-once' | 'after-restore'): void {
+    // the daemon runs in its working folder (lazy.sh starts it there), where CRIU's restore logs too
+    const ready = when === 'at-once' ? '[ -S lazy-pages.socket ]' : "grep -q 'Restore finished successfully' restore.log 2>/dev/null"
+    this.set(
+      [
+        'if [ "$1" = lazy-pages ]; then',
+        `  echo $$ > ${this.dir}/lazy-pages.pid`,
+        // $$ is the daemon itself once this script has exec'd it
+        `  (i=0; until ${ready} || [ $i -ge 6000 ]; do sleep 0.005; i=$((i+1)); done; kill -STOP $$) </dev/null >/dev/null 2>&1 &`,
+        'fi',
+        `exec ${testHost().criu} "$@"`,
+      ].join('\n'),
+    )
+  }
+
+  /** the pid of the last page server started through holdsPages() */
+  lazyPagesPid(): number {
+    return Number(readFileSync(join(this.dir, 'lazy-pages.pid'), 'utf8').trim())
+  }
+
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true })
   }

@@ -56,7 +56,7 @@ const leftOf = (deadline: number): number => Math.max(1, Math.round((deadline - 
 
 export function describeResume(name: string, r: ResumeResult): string {
   if (!r.resumed) return `session ${name} is already running`
-  const how = r.mode === 'memory' ? 'its processes continued' : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
+  const how = r.mode === 'memory' ? (r.lazy ? 'its processes continued, memory arriving as it is touched' : 'its processes continued') : r.mode === 'frozen' ? 'thawed' : 'cold boot from its files'
   const lines = [`session ${name} resumed (${how}) in ${secs(r.ms)}`]
   if (r.fallback) lines.push(`  memory did not come back: ${r.fallback}`)
   if (r.note) lines.push(`  ${r.note}`)

@@ -51,7 +51,15 @@ export type PauseAllResult = z.infer<typeof PauseAllResult>
  * what else the resume had to do (a container the engine lost, made again from the kept disk).
  */
 export const ResumeResult = z.union([
-  z.object({ resumed: z.literal(true), mode: PauseMode, ms: z.number(), fallback: z.string().optional(), note: z.string().optional() }),
+  z.object({
+    resumed: z.literal(true),
+    mode: PauseMode,
+    ms: z.number(),
+    fallback: z.string().optional(),
+    note: z.string().optional(),
+    /** restored with lazy pages: the session runs, its memory still arriving ("memory-back" in its events once all is in) */
+    lazy: z.boolean().optional(),
+  }),
   z.object({ resumed: z.literal(false) }),
 ])
 export type ResumeResult = z.infer<typeof ResumeResult>

@@ -13,6 +13,13 @@ export const powerSettings = {
    * state; null: the OS's sleep window (logind's InhibitDelayMaxSec, less half a second)
    */
   pauseDeadlineSeconds: z.number().min(1).max(3600).nullable().default(null),
+  /**
+   * resume from memory with CRIU's lazy pages (issue 19): the session runs as soon as its processes
+   * are back and its memory follows; where the server cannot, the full restore, said in the result
+   */
+  lazyResume: z.boolean().default(false),
+  /** how long a lazy resume may take to bring all memory back before it is restored again in full */
+  lazyResumeDeadlineSeconds: z.number().int().min(5).max(3600).default(120),
   /** how often a running session's cpu, memory and disk are sampled for the meter */
   meterSampleSeconds: z.number().int().min(1).max(3600).default(5),
 }

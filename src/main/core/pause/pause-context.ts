@@ -29,6 +29,8 @@ export interface PauseServiceDeps {
   lidCloseDeadlineMs: () => Promise<number>
   /** the deadline of a pause of one session when the caller gives none (the pauseDeadlineSeconds setting, else 120 s) */
   pauseDeadlineMs: () => number
+  /** whether a memory resume tries CRIU's lazy pages, and how long all memory may take to come back */
+  lazyResume: () => { on: boolean; deadlineSeconds: number }
 }
 
 /** The state of the pause and resume machinery shared by its parts. */

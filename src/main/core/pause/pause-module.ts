@@ -23,6 +23,7 @@ export function installPause(core: Core): PauseService {
     meter: new MeterRepo(core.db),
     lidCloseDeadlineMs: async () => lidCloseDeadlineMs(core.settings.get().pauseDeadlineSeconds, await sleepWindow()),
     pauseDeadlineMs: () => (core.settings.get().pauseDeadlineSeconds ?? PAUSE_DEADLINE_MS / 1000) * 1000,
+    lazyResume: () => ({ on: core.settings.get().lazyResume, deadlineSeconds: core.settings.get().lazyResumeDeadlineSeconds }),
   })
 
   core.recovery.register('pausing', (row) => service.reconcile(row))

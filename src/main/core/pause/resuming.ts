@@ -12,6 +12,7 @@ import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
 import type { PauseArtefacts } from './artefacts'
 import { resumeDirect } from './direct-resume'
+import { LazyResume } from './lazy-resume'
 import { jobFollower, msSince, progressOf, shownName, str, type PauseContext } from './pause-context'
 import { containerOf } from '../sessions/container-spec'
 
@@ -19,10 +20,14 @@ import { containerOf } from '../sessions/container-spec'
 export type ResumeCause = 'user' | 'attach' | 'wake' | 'connect'
 
 export class Resuming {
+  private readonly lazy: LazyResume
+
   constructor(
     private readonly ctx: PauseContext,
     private readonly artefacts: PauseArtefacts,
-  ) {}
+  ) {
+    this.lazy = new LazyResume(ctx, artefacts)
+  }
 
   async run(row: SessionRow, opts: { cause?: ResumeCause; op?: string | undefined }, t0: number): Promise<ResumeResult> {
     const d = this.ctx.d
@@ -52,22 +57,37 @@ export class Resuming {
     progress.stage('resume', `resuming ${row.name} on ${row.server}`)
     let direct: ResumeResult | null = null
     let interrupted = false
+    // lazy pages: the session runs once its processes are back, its memory follows (lazy-resume.ts)
+    let lazyWhy: string | null = null
+    const lazy = mode === 'memory' && !!pause?.checkpoint && this.lazy.settings.on
+    if (lazy) lazyWhy = await this.lazy.arm(row.server, containerId, checkpoint)
+    const armed = lazy && lazyWhy === null
     try {
       const restored = await resumeDirect(d.engines, d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split')
-      if (restored) direct = await this.finish(row.id, pause, directOutcome(restored, msSince(t0)), t0)
+      if (restored) direct = await this.finish(row.id, pause, directOutcome(restored, msSince(t0)), t0, undefined, armed)
     } catch {
       // a dropped connection or an engine error: the server job below settles it; if it finds the
       // container already running, that is this resume's own start
       interrupted = true
     }
+    if (armed && !direct) {
+      // Docker did not restore through the armed path: nothing lazy may linger for the job's restore
+      lazyWhy = (await this.lazy.disarm(row.server, containerId)) ?? 'the restore through Docker did not start'
+    }
+    if (direct?.resumed && pause && armed) {
+      direct.lazy = true
+      this.lazy.follow(row, pause, containerId)
+    }
     const r =
       direct ??
       (await this.finish(row.id, pause, await jobFollower(this.ctx, row)(job, ['resume', containerId, mode, checkpoint], () => undefined), t0, interrupted ? mode : undefined))
-    progress.done('resume', `${row.name} is running (${r.resumed ? r.mode : 'already'})`)
+    if (r.resumed && r.mode === 'memory' && lazy && lazyWhy) r.note = `restored in full, not lazily: ${lazyWhy}`
+    progress.done('resume', `${row.name} is running (${r.resumed ? r.mode : 'already'}${r.resumed && r.lazy ? ', memory arriving' : ''})`)
     return r
   }
 
-  async finish(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number, startedAs?: PauseMode): Promise<ResumeResult> {
+  /** `lazy`: the memory is still arriving; the pause's artefacts stay until it is all in (lazy-resume.ts). */
+  async finish(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number, startedAs?: PauseMode, lazy = false): Promise<ResumeResult> {
     const d = this.ctx.d
     const row = d.sessionsRepo.get(id)!
     if (!o.followed) {
@@ -98,7 +118,7 @@ export class Resuming {
       if (pause) {
         d.pauses.update(id, pause.seq, { status: 'resumed', resumedAt: nowIso() })
         void d.checkpoints.runner(row.server).forget([str(pause.detail.resumeJob) ?? ''].filter(Boolean))
-        this.artefacts.removeSoon(pause)
+        if (!lazy) this.artefacts.removeSoon(pause)
       }
       if (restored === 'none') return { resumed: false }
       const r: ResumeResult = { resumed: true, mode, ms: msSince(t0) }

@@ -11,6 +11,7 @@ import engine from './sh/engine.sh'
 import freeze from './sh/freeze.sh'
 import images from './sh/images.sh'
 import jobs from './sh/jobs.sh'
+import lazy from './sh/lazy.sh'
 import main from './sh/main.sh'
 import pause from './sh/pause.sh'
 import probe from './sh/probe.sh'
@@ -25,6 +26,7 @@ export const SERVER_SCRIPT_PARTS: ReadonlyArray<readonly [file: string, text: st
   ['engine.sh', engine],
   ['freeze.sh', freeze],
   ['checkpoint.sh', checkpoint],
+  ['lazy.sh', lazy],
   ['probe.sh', probe],
   ['pause.sh', pause],
   ['transfer.sh', transfer],

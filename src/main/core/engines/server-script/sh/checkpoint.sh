@@ -141,13 +141,23 @@ cmd_root_checkpoint() {
   done
   [ -S "$sock" ] || { echo "why containerd's socket was not found for process $pid"; return 4; }
   rm -rf "$stage" "$pages" "$work"; mkdir -p "$stage" "$pages" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
+  # a lazy resume placing its memory: waited for out of the dump's own budget (lazy.sh)
+  now_ms; t_hold=$NOW
+  if ! lazy_hold_off $(( budget / 2 )); then
+    exec 8>&-
+    rm -rf "$stage" "$pages" "$work"
+    echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
+    return 29
+  fi
+  # (what is said of the budget is the whole of it, the wait included)
+  now_ms; whole=$budget budget=$(( budget - (NOW - t_hold) ))
   n=$(end_exec_sessions "$pid")
   [ "$n" != 0 ] && echo "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
   freeze_watch_start "$work/.watch" "$pid"
   now_ms; t_start=$NOW
-  ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 &
+  ctr -a "$sock" -n "${ns:-moby}" task checkpoint --exit --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
-  sample_dump "$client" "$stage" $(( t_start + budget + 1000 )) &
+  sample_dump "$client" "$stage" $(( t_start + budget + 1000 )) 8>&- &
   sampler=$!
   late=
   while kill -0 "$client" 2>/dev/null; do
@@ -156,6 +166,7 @@ cmd_root_checkpoint() {
     sleep 0.05
   done
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  exec 8>&-
   dump_sampler_stop
   now_ms; dump_ms=$(( NOW - t_start ))
   freeze_watch_stop "a command started through exec froze with the checkpoint's pause; Berth thawed it so the checkpoint could go on"
@@ -176,7 +187,7 @@ cmd_root_checkpoint() {
       elif [ "$(thaw_if_frozen "$fz")" = 1 ]; then echo "note the failed checkpoint left the container frozen; Berth thawed it"
       fi
     fi
-    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(secs "$budget") s; Berth ended it"; return 124; fi
+    if [ -n "$late" ]; then echo "why the memory checkpoint did not finish within $(secs "$whole") s; Berth ended it"; return 124; fi
     if [ -n "$full" ]; then
       free_mib=$(( ${free_kib:-0} / 1024 ))
       echo "why the memory checkpoint did not fit: the filesystem of $c/berth is full ($free_mib MiB free after the partial images were removed)"
@@ -278,8 +289,16 @@ cmd_root_checkpoint_live() {
   command -v ctr >/dev/null 2>&1 || { echo "why containerd's client (ctr) is not installed"; return 4; }
   containerd_of "$pid" || { echo "why containerd's socket was not found for process $pid"; return 4; }
   rm -rf "$stage" "$work"; mkdir -p "$stage" "$work" "$c/checkpoints" && chmod 700 "$c/berth"
-  now_ms; t_start=$NOW
-  ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 &
+  now_ms; t_hold=$NOW
+  if ! lazy_hold_off $(( budget / 2 )); then
+    exec 8>&-
+    rm -rf "$stage" "$work"
+    echo "why a lazy resume on this server held CRIU's configuration for longer than the dump could wait ($(secs $(( budget / 2 ))) s)"
+    return 5
+  fi
+  now_ms; whole=$budget budget=$(( budget - (NOW - t_hold) ))
+  t_start=$NOW
+  ctr -a "$SOCK" -n "${NS:-moby}" task checkpoint --image-path "$stage" --work-path "$work" "$id" >&2 8>&- &
   client=$!
   late=
   while kill -0 "$client" 2>/dev/null; do
@@ -288,11 +307,12 @@ cmd_root_checkpoint_live() {
     sleep 0.05
   done
   if [ -n "$late" ]; then rc=124; else wait "$client"; rc=$?; fi
+  exec 8>&-
   now_ms; dump_ms=$(( NOW - t_start ))
   if [ $rc -ne 0 ] || ! grep -q "Dumping finished successfully" "$work/dump.log" 2>/dev/null || [ ! -s "$stage/inventory.img" ]; then
     why=$(dump_failure_why "$work/dump.log")
     rm -rf "$stage" "$work"
-    [ -n "$late" ] && { echo "why the memory dump did not finish within $(( budget / 1000 )) s; Berth ended it"; return 124; }
+    [ -n "$late" ] && { echo "why the memory dump did not finish within $(( whole / 1000 )) s; Berth ended it"; return 124; }
     echo "why the memory dump failed: ${why:-ctr exit $rc}"
     return 5
   fi

@@ -2,7 +2,7 @@
 # berth-server: Berth's server-side steps, one POSIX sh program installed on each server (in the
 # ssh user's state folder) and run there with DOCKER_HOST set. Usage: berth-server.sh COMMAND ARGS...
 # Environment: DOCKER_HOST (the engine), BERTH_HOME_ID (names this Berth's helper and job folder).
-# It is built from the files next to this one (common, jobs, root, freeze, checkpoint, probe, pause,
+# It is built from the files next to this one (common, jobs, root, freeze, checkpoint, lazy, probe, pause,
 # transfer, images, diff, main), in that order; job-protocol.ts (beside server-script.ts) parses what it prints.
 set -u
 SELF=$0

@@ -6,6 +6,9 @@ dispatch() {
     pause) cmd_pause "$@" ;;
     complete) cmd_complete "$@" ;;
     resume) cmd_resume "$@" ;;
+    lazy-arm) cmd_lazy_arm "$@" ;;
+    lazy-wait) cmd_lazy_wait "$@" ;;
+    lazy-stop) cmd_lazy_stop "$@" ;;
     after-restore) cmd_after_restore "$@" ;;
     checkpoint-create) cmd_checkpoint_create "$@" ;;
     checkpoint-live) cmd_checkpoint_live "$@" ;;
@@ -50,6 +53,8 @@ dispatch() {
     root-after-restore) cmd_root_after_restore "$@" ;;
     root-remove-checkpoint) cmd_root_remove_checkpoint "$@" ;;
     root-end-execs) cmd_root_end_execs "$@" ;;
+    root-lazy-arm) cmd_root_lazy_arm "$@" ;;
+    root-lazy-stop) cmd_root_lazy_stop "$@" ;;
     root-end-runc) cmd_root_end_runc "$@" ;;
     root-freezer) cmd_root_freezer "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
