@@ -112,6 +112,15 @@ cmd_root_lazy_arm() {
   echo "why the lazy-pages daemon did not start within 6 s"
 }
 
+# lazy_give_up WHY: ends a lazy restore that cannot finish (the container's tasks first: once its
+# page server is gone, a page not yet served would read as zeroes), its checkpoint kept; uses id, lp, w
+lazy_give_up() {
+  lazy_kill_container "$id"
+  kill -KILL "$lp" 2>/dev/null
+  wait "$lp" 2>/dev/null
+  echo "failed $1; the container was stopped and its checkpoint kept" > "$w/result"
+}
+
 # lazy_keeper CID CHECKPOINT_DIR WORK CRIU DEADLINE_S: holds the lock while the config exists, keeps
 # the lazy-pages daemon to its deadline, and writes WORK/result: "done MS" once every page is in,
 # else "failed WHY" after stopping the container (its memory is still whole in the checkpoint).
@@ -156,11 +165,7 @@ lazy_keeper() {
   while ! lazy_log_has 'Restore finished successfully|Error' "$w/restore.log" && kill -0 "$lp" 2>/dev/null; do
     now_ms
     if [ "$NOW" -ge "$r_end" ]; then
-      # the tasks first: once its page server is gone, a page not yet served would read as zeroes
-      lazy_kill_container "$id"
-      kill -KILL "$lp" 2>/dev/null
-      wait "$lp" 2>/dev/null
-      echo "failed the restore did not finish within $(secs $(( NOW - r_from ))) s: its page server did not serve the pages it needs; the container was stopped and its checkpoint kept" > "$w/result"
+      lazy_give_up "the restore did not finish within $(secs $(( NOW - r_from ))) s: its page server did not serve the pages it needs"
       return 0
     fi
     sleep 0.02
@@ -169,11 +174,7 @@ lazy_keeper() {
   while kill -0 "$lp" 2>/dev/null; do
     now_ms
     if [ $(( NOW - t0 )) -ge $(( deadline * 1000 )) ]; then
-      # the tasks first: once its page server is gone, a page not yet served would read as zeroes
-      lazy_kill_container "$id"
-      kill -KILL "$lp" 2>/dev/null
-      wait "$lp" 2>/dev/null
-      echo "failed not all memory was back within $deadline s; the container was stopped and its checkpoint kept" > "$w/result"
+      lazy_give_up "not all memory was back within $deadline s"
       return 0
     fi
     sleep 0.05
