@@ -7,7 +7,10 @@
 // (target: never past the deadline). Beside them, the disk floor: N x 256 MiB of random bytes
 // written and fsynced to the filesystem the checkpoints go to, in the same run (no pause can make
 // its memory durable faster than the disk takes it).
-//   npx tsx bench/lid-close.ts      (BENCH_NS="1 4 8", BENCH_MIB=256, BENCH_BASELINE=2540e7c, BENCH_PARTS="window hung")
+// The "slots" part: how many dumps a server should write at once (the dumpsAtOnce setting), for the
+// largest N, each figure with a deadline that does not limit it, side by side in one run.
+//   npx tsx bench/lid-close.ts      (BENCH_NS="1 4 8", BENCH_MIB=256, BENCH_BASELINE=2540e7c, BENCH_PARTS="window hung",
+//                                    BENCH_SLOTS="1 2 4" for BENCH_PARTS="slots")
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
@@ -175,6 +178,27 @@ async function main(): Promise<void> {
     ])
   }
   if (rows.length > 1) process.stdout.write(`${table(rows)}\n\n`)
+  if (PARTS.includes('slots')) {
+    const n = Math.max(...NS)
+    const slots = (process.env.BENCH_SLOTS ?? '1 2 4').split(/\s+/).filter(Boolean)
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
+    const by = new Map<string, number[]>(slots.map((k) => [k, []]))
+    // rounds interleave the settings, so a load that comes and goes falls on each alike
+    for (let i = 0; i < rounds; i++)
+      for (const k of slots) {
+        const r = await pauseAll(current, n, { deadline: 120, beforePause: (json) => json(['settings', 'set', 'dumpsAtOnce', k]) })
+        if (r.durableMs !== null) by.get(k)!.push(r.durableMs)
+        else process.stderr.write(`slots ${k}: not all durable (${r.durable} of ${n})\n`)
+      }
+    const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : null)
+    const one = median(by.get(slots[0]!) ?? [])
+    const srows: Array<Array<string | number>> = [[`N = ${n} x ${MIB} MiB, dumps at once per server`, 'all memory durable s (median)', `ratio to ${slots[0]} at once`, 'runs']]
+    for (const k of slots) {
+      const m = median(by.get(k)!)
+      srows.push([k, s(m), m !== null && one ? fmt(m / one) : '-', by.get(k)!.length])
+    }
+    process.stdout.write(`${table(srows)}\n\n`)
+  }
   if (!PARTS.includes('hung')) return
 
   // a CRIU that never returns, on engines of their own so the shared ones (other people's tests)

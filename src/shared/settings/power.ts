@@ -14,6 +14,11 @@ export const powerSettings = {
    */
   pauseDeadlineSeconds: z.number().min(1).max(3600).nullable().default(null),
   /**
+   * how many memory dumps a server writes at once during a lid-close pause; null: Berth's choice
+   * (the figure bench/lid-close measured best on a 2-core machine, see pause-planner.ts)
+   */
+  dumpsAtOnce: z.number().int().min(1).max(16).nullable().default(null),
+  /**
    * resume from memory with CRIU's lazy pages (issue 19): the session runs as soon as its processes
    * are back and its memory follows; where the server cannot, the full restore, said in the result
    */

@@ -29,6 +29,8 @@ export interface PauseServiceDeps {
   lidCloseDeadlineMs: () => Promise<number>
   /** the deadline of a pause of one session when the caller gives none (the pauseDeadlineSeconds setting, else 120 s) */
   pauseDeadlineMs: () => number
+  /** how many memory dumps a server writes at once (the dumpsAtOnce setting, else the planner's default) */
+  dumpsAtOnce: () => number
   /** whether a memory resume tries CRIU's lazy pages, and how long all memory may take to come back */
   lazyResume: () => { on: boolean; deadlineSeconds: number }
 }

@@ -7,6 +7,7 @@ import { MeterRepo } from '../store/meter-repo'
 import { PausesRepo } from '../store/pauses-repo'
 import { PauseService } from './pause-service'
 import { PAUSE_DEADLINE_MS } from './pausing'
+import { DUMPS_AT_ONCE } from './pause-planner'
 
 export function installPause(core: Core): PauseService {
   const pauses = new PausesRepo(core.db)
@@ -22,6 +23,7 @@ export function installPause(core: Core): PauseService {
     checkpoints,
     meter: new MeterRepo(core.db),
     lidCloseDeadlineMs: async () => lidCloseDeadlineMs(core.settings.get().pauseDeadlineSeconds, await sleepWindow()),
+    dumpsAtOnce: () => core.settings.get().dumpsAtOnce ?? DUMPS_AT_ONCE,
     pauseDeadlineMs: () => (core.settings.get().pauseDeadlineSeconds ?? PAUSE_DEADLINE_MS / 1000) * 1000,
     lazyResume: () => ({ on: core.settings.get().lazyResume, deadlineSeconds: core.settings.get().lazyResumeDeadlineSeconds }),
   })

@@ -28,6 +28,19 @@ describe('planning the dumps of a pause', () => {
     expect(plans.find((p) => p.id === 'used')!.fits).toBe(true)
   })
 
+  it('runs as many dumps at once as the server has slots for, each on the lane that frees first', () => {
+    const two: ServerRate = { ...rates.local!, slots: 2 }
+    const plans = planDumps([session('a', 'local', 64), session('b', 'local', 128), session('c', 'local', 256), session('d', 'local', 512)], () => two, 60_000, 'frozen')
+    const at = Object.fromEntries(plans.map((p) => [p.id, p.startsAtMs]))
+    const est = Object.fromEntries(plans.map((p) => [p.id, p.estimateMs]))
+    // the two smallest start at once; each next one where a lane frees first
+    expect(at.a).toBe(FREEZE_MS)
+    expect(at.b).toBe(FREEZE_MS)
+    expect(at.c).toBe(FREEZE_MS + est.a!)
+    expect(at.d).toBe(FREEZE_MS + est.b!)
+    expect(planNeedsMs(plans)).toBe(FREEZE_MS + est.b! + est.d! + 300)
+  })
+
   it('plans servers side by side, and leaves out servers that cannot dump memory', () => {
     const plans = planDumps([session('a', 'local', 256), session('b', 'office', 256), session('c', 'desktop', 256)], rateOf, 5000, 'frozen')
     expect(plans.map((p) => [p.id, p.startsAtMs])).toEqual([

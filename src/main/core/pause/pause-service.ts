@@ -19,6 +19,7 @@ import { Reconciling } from './reconciling'
 import { Resuming, type ResumeCause } from './resuming'
 import { SessionWork } from './session-work'
 import { FreezeBatch } from './freeze-batch'
+import { atDeadline } from './deadline-answer'
 import { freezeAllArgs, parseFreezeAll, type FreezeMember } from '../engines/server-script/freeze-all'
 import { parseFields } from '../engines/server-script/job-protocol'
 
@@ -163,7 +164,16 @@ export class PauseService implements PauseApi {
     const d = this.ctx.d
     const row = d.sessionsRepo.get(id)!
     const pause = d.pauses.latest(id)
-    if (row.state === 'paused' && pause) {
+    const at = atDeadline(row, pause)
+    if (at === 'frozen-by-batch' && pause) {
+      // frozen with its files durable by its server's batch; its job (which records it paused and
+      // writes its memory) had not reported yet, and goes on
+      const r = this.pausing.result(pause, 'frozen', false, t0)
+      if (pause.requested === 'memory') r.pending = 'memory'
+      r.fallback ??= `its server froze it with its files durable; its ${pause.requested === 'memory' ? 'memory is written' : 'pause is completed'} once its job there reports (it had not by the ${Math.round((pause.detail.deadlineMs as number) / 100) / 10} s deadline); it stays frozen meanwhile`
+      return r
+    }
+    if (at === 'paused' && pause) {
       const r = this.pausing.result(pause, row.mode ?? 'frozen', row.durable, t0)
       if (!row.durable) {
         r.pending = 'memory'

@@ -16,7 +16,7 @@ import { pauseImage } from '../engines/docker-names'
 import { containerFacts } from './direct-resume'
 import { isPauseMode, jobFollower, msSince, progressOf, shownName, type PauseContext } from './pause-context'
 import { containerOf } from '../sessions/container-spec'
-import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump } from './pause-planner'
+import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump, type ServerRate } from './pause-planner'
 import type { Work } from './session-work'
 import type { BatchFreeze, FreezeGate } from './freeze-batch'
 
@@ -169,6 +169,8 @@ export class Pausing {
     }
     pause.detail.batch = { frozen: true }
     pause.detail.frozenMs = Math.max(0, Math.round(f.atMs - t0))
+    // (recorded now: if the deadline comes before its job reports, the answer says it is frozen)
+    this.ctx.d.pauses.update(row.id, pause.seq, { detail: pause.detail })
     return f
   }
 
@@ -187,15 +189,15 @@ export class Pausing {
   }
 
   /** What the planner knows of a server's dumps. */
-  rateOf(server: string): { memory: boolean; mibps: number | null; overheadMs: number | null } {
+  rateOf(server: string): ServerRate & { slots: number } {
     const k = this.ctx.d.checkpoints.known(server)
-    return { memory: k?.available ?? true, mibps: k?.dumpMiBps ?? null, overheadMs: k?.overheadMs ?? null }
+    return { memory: k?.available ?? true, mibps: k?.dumpMiBps ?? null, overheadMs: k?.overheadMs ?? null, slots: this.ctx.d.dumpsAtOnce() }
   }
 
   /** What the server needs to check the estimate against the memory it finds (the planner's defaults when nothing was measured). */
   private rateOptions(server: string): string[] {
     const r = this.rateOf(server)
-    return [`rate=${Math.max(1, Math.floor(r.mibps ?? DEFAULT_MIBPS))}`, `overhead=${Math.round(r.overheadMs ?? DEFAULT_OVERHEAD_MS)}`]
+    return [`rate=${Math.max(1, Math.floor(r.mibps ?? DEFAULT_MIBPS))}`, `overhead=${Math.round(r.overheadMs ?? DEFAULT_OVERHEAD_MS)}`, `slots=${r.slots}`]
   }
 
   /** The job's stages: frozen (paused, not durable yet), stopped MODE, a dump's figures. */

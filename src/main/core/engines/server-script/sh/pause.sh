@@ -127,7 +127,8 @@ anon_bytes() {
 }
 
 # The order of this server's memory dumps: one ticket file per pause in $STATE/queue, named by the
-# turn the core gave it; a pause dumps when its ticket is the first whose owner still runs.
+# turn the core gave it; a pause dumps when its ticket is among the first SLOTS (the core's plan:
+# how many dumps this server runs at once) whose owners still run.
 wait_turn() {
   TICKET=
   [ -n "$turn" ] || return 0
@@ -136,14 +137,15 @@ wait_turn() {
   read -r boot < /proc/sys/kernel/random/boot_id
   printf '%s %s\n' "$$" "$boot" > "$TICKET"
   while :; do
-    first=
+    ahead=0
     for f in "$STATE"/queue/*; do
       [ -f "$f" ] || continue
+      [ "$f" = "$TICKET" ] && return 0
       read -r owner owner_boot < "$f" 2>/dev/null
       if [ "${owner_boot:-}" != "$boot" ] || ! kill -0 "${owner:-0}" 2>/dev/null; then rm -f "$f"; continue; fi
-      first=$f; break
+      ahead=$((ahead + 1))
+      [ "$ahead" -ge "$slots" ] && break
     done
-    [ "$first" = "$TICKET" ] && return 0
     elapsed; [ "$ELAPSED" -ge "$1" ] && return 1
     sleep 0.05
   done
@@ -285,6 +287,7 @@ dump_in_turn() {
 #   budget=MS    the longest its memory dump may take (0: what the deadline leaves)
 #   estimate=MS rate=MIBPS overhead=MS  the planner's estimate of the dump, and what it rests on
 #   turn=T       its place in this server's order of dumps
+#   slots=K      how many dumps this server runs at once (1 unless the core says)
 #   overflow=frozen|disk  what a session whose memory does not fit becomes
 #   frozen=1     the core froze it already, with the others of this server, and made its files
 #                durable (freeze-all, given CID PID UPPER); ended=N exec sessions it ended first
@@ -293,7 +296,7 @@ dump_in_turn() {
 # spare this script the docker CLI calls (100-200 ms each) on the fast path.
 cmd_pause() {
   shift; c=$1 name=$2 mode=$3 method=$4 image=$5; shift 5
-  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=disk frozen="" execs_ended=0
+  deadline=600000 budget=0 estimate=0 rate=0 overhead=0 turn='' slots=1 overflow=disk frozen="" execs_ended=0
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     v=${1#*=}
     case $1 in
@@ -303,6 +306,7 @@ cmd_pause() {
       rate=*) is_uint "$v" && rate=$v ;;
       overhead=*) is_uint "$v" && overhead=$v ;;
       turn=*) case $v in *[!0-9]*) ;; *) turn=$v ;; esac ;;
+      slots=*) is_uint "$v" && [ "$v" -ge 1 ] && slots=$v ;;
       overflow=frozen) overflow=frozen ;;
       overflow=disk) overflow=disk ;;
       frozen=1) frozen=1 ;;
@@ -336,9 +340,17 @@ cmd_pause() {
   elif [ "$mode" = memory ] && can_root 2>/dev/null; then n=$(as_root root-end-execs "$PID")
   fi
   [ "${n:-0}" != 0 ] && emit "note ended $n exec session(s) (terminal clients, commands run through exec) before the checkpoint"
-  freeze_session
-  [ -n "$frozen" ] || sync_paths "$ROOT" $SYNC_PATHS
-  stage frozen
+  if [ -n "$frozen" ]; then
+    # frozen by freeze-all, its files durable, its watchers on for seconds yet: the core hears so
+    # first (where this user is not root, the watcher's start below costs a docker CLI call, up to
+    # a second on a loaded server, which the lid-close deadline has no room for)
+    stage frozen
+    freeze_session
+  else
+    freeze_session
+    sync_paths "$ROOT" $SYNC_PATHS
+    stage frozen
+  fi
   if [ "$mode" = memory ]; then dump_in_turn "$method"; return; fi
   # frozen: the memory stays on this server; the disk snapshot is what is durable
   commit_disk
@@ -352,7 +364,7 @@ cmd_pause() {
 # by a pause whose window closed first (same options as pause)
 cmd_complete() {
   shift; c=$1 name=$2 method=$3; shift 3
-  deadline=120000 budget=0 estimate=0 rate=0 overhead=0 turn='' overflow=frozen on_broken=frozen image=''
+  deadline=120000 budget=0 estimate=0 rate=0 overhead=0 turn='' slots=1 overflow=frozen on_broken=frozen image=''
   for o in "$@"; do
     v=${o#*=}
     case $o in
@@ -362,6 +374,7 @@ cmd_complete() {
       rate=*) is_uint "$v" && rate=$v ;;
       overhead=*) is_uint "$v" && overhead=$v ;;
       turn=*) case $v in *[!0-9]*) ;; *) turn=$v ;; esac ;;
+      slots=*) is_uint "$v" && [ "$v" -ge 1 ] && slots=$v ;;
     esac
   done
   inspect_container "$c" || fail "container $c not found"
