@@ -15,12 +15,10 @@ export const DEFAULT_MIBPS = 150
 export const DEFAULT_OVERHEAD_MS = 600
 const DEFAULT_BYTES = 256 * (1 << 20)
 /**
- * How many dumps a server writes at once unless the dumpsAtOnce setting says otherwise. Measured by
- * bench/lid-close on a 2-core machine, 8 sessions of 256 MiB half on each of two engines: one at a
- * time per server left the CPU idle while each dump's fixed part (docker, runc, CRIU's start, the
- * fsync) ran; see the figures in the commit that set this.
+ * How many dumps a server writes at once unless the dumpsAtOnce setting says otherwise (bench/lid-close's
+ * "slots" part measures the choices side by side).
  */
-export const DUMPS_AT_ONCE = 2
+export const DUMPS_AT_ONCE = 1
 
 export interface PlanSession {
   id: string
