@@ -7,7 +7,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import type { Engine } from '../engines/engine'
+import { exitWords, type Engine } from '../engines/engine'
 import { runnerFor } from '../engines/server-script/server-runner'
 import type { ProgressReporter } from '../progress'
 
@@ -125,7 +125,7 @@ export class Transfer {
     }
     const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
     if (srcCode !== 0 || dstCode !== 0) {
-      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)))
+      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))))
     }
     const size = Number(await this.runner(target).field(['part-size', targetFile], 'bytes', 'checking the received part'))
     if (size !== staged.bytes) throw cut(source, target, label, new Error(`${size} of ${staged.bytes} bytes arrived`))
@@ -211,7 +211,7 @@ export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, 
   const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
   const got = fieldsOf(Buffer.concat(out).toString())
   if (srcCode !== 0 || dstCode !== 0) {
-    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)
+    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))
     if (srcCode === null || dstCode === null) throw cut(source, target, req.label, new Error(why))
     throw new BerthError('transfer', `sending the ${req.label} to ${target.name} failed: ${why}`)
   }
