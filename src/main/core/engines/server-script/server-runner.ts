@@ -67,20 +67,30 @@ export class ServerRunner {
     return { code, stdout, stderr, ...(ending ? { ending } : {}) }
   }
 
-  /** Runs a command and returns its "key value" lines; fails with the script's error line. */
-  async fields(args: string[], what: string, code: ErrorCode = 'internal'): Promise<Map<string, string[]>> {
-    const r = await this.run(args)
+  /**
+   * Runs a command and returns its "key value" lines; fails with the script's error line. `again`:
+   * the command only reads (or finds its own earlier work), so one that ended with no exit status
+   * (its connection dropped, and the next call reconnects) is run once more before failing.
+   */
+  async fields(args: string[], what: string, code: ErrorCode = 'internal', opts: { again?: boolean } = {}): Promise<Map<string, string[]>> {
+    let r = await this.run(args)
+    let first: string | undefined
+    if (r.code === null && opts.again) {
+      first = exitWords(r.code, r.ending)
+      r = await this.run(args)
+    }
     const out = parseFields(r.stdout)
     if (r.code !== 0) {
       const reason = out.get('error')?.[0] ?? oneSentence(r.stderr || exitWords(r.code, r.ending))
-      throw new BerthError(r.code === null ? 'unreachable' : code, `${what} failed on ${this.engine.name}: ${reason}`)
+      const tried = first ? ` (and before that, once: ${first})` : ''
+      throw new BerthError(r.code === null ? 'unreachable' : code, `${what} failed on ${this.engine.name}: ${reason}${tried}`)
     }
     return out
   }
 
-  /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing. */
-  async field(args: string[], key: string, what: string): Promise<string> {
-    const v = (await this.fields(args, what)).get(key)?.[0]
+  /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing; `again` as in fields(). */
+  async field(args: string[], key: string, what: string, opts: { again?: boolean } = {}): Promise<string> {
+    const v = (await this.fields(args, what, 'internal', opts)).get(key)?.[0]
     if (v === undefined) throw new BerthError('engine', `${what} on ${this.engine.name} gave no ${key}`)
     return v
   }
