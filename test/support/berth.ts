@@ -1,6 +1,6 @@
 // A user's Berth in a fresh BERTH_HOME, driven through the real CLI (bin/berth).
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { cpSync, lstatSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import Dockerode from 'dockerode'
@@ -91,7 +91,7 @@ export class BerthHome {
   async cleanup(): Promise<void> {
     // BERTH_TEST_KEEP_LOGS=DIR keeps each home's logs there (a rare failure's evidence)
     const keep = process.env.BERTH_TEST_KEEP_LOGS
-    if (keep) cpSync(this.home, join(keep, basename(this.home)), { recursive: true, filter: (f) => !/\.db(-wal|-shm)?$/.test(f) })
+    if (keep) cpSync(this.home, join(keep, basename(this.home)), { recursive: true, filter: (f) => !/\.db(-wal|-shm)?$/.test(f) && !lstatSync(f).isSocket() })
     const pid = this.daemonPid()
     await this.run(['shutdown'], { timeoutMs: 30_000 }).catch(() => undefined)
     if (pid) {
