@@ -122,7 +122,15 @@ describe('sessions from a devcontainer.json', () => {
     expect(followed.detail).toMatchObject({ state: 'running', command: 'busybox httpd -f -p 8080 -h /srv/www' })
     expect(followed.detail.followed).toMatch(/keeps running \(berth logs webapp j[a-z0-9]+\)/)
 
+    // a server whose CRIU cannot save another user's processes (this machine kind: no
+    // CAP_SYS_RESOURCE) says so in advance, and the pause of the remoteUser's service says it again
+    const office = await berth.json(['server', 'show', 'office'])
     const paused = await berth.json(['pause', s.id, '--wait'], { timeoutMs: 240_000 })
+    if (office.memoryPause?.rootOnly) {
+      expect(office.memoryPause.note).toContain("cannot save another user's processes")
+      expect(paused.mode).toBe('disk')
+      expect(paused.fallback).toContain('cannot save processes that run as a user other than root')
+    }
     // memory, or (a loaded machine's memory pause running late) another mode that says why
     if (paused.mode !== 'memory') expect(paused.fallback).toEqual(expect.any(String))
     console.log(`pause of the devcontainer session: ${paused.mode}${paused.fallback ? ` (${paused.fallback})` : ''}`)

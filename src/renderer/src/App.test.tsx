@@ -184,6 +184,30 @@ describe('the sessions screen', () => {
     fireEvent.keyDown(window, { key: 'n' })
     expect(stores.ui.getState().dialog).toBe('new-session')
   })
+
+  it("leaves Enter and the arrows to a focused button: a row's menu opens by keyboard and no session opens besides", async () => {
+    const a = session({ name: 'first' })
+    const b = session({ name: 'second' })
+    const stores = bootApp(new FakeClient().handle('session.list', () => [a, b]).fail('view.list', 'conflict', 'x'))
+    await screen.findByRole('table', { name: 'sessions' })
+    fireEvent.keyDown(window, { key: 'j' })
+    const more = screen.getByRole('button', { name: 'more for second' })
+    more.focus()
+    fireEvent.keyDown(more, { key: 'ArrowDown' })
+    const menu = await screen.findByRole('menu', { name: 'more for second' })
+    const items = within(menu).getAllByRole('menuitem')
+    await waitFor(() => expect(document.activeElement).toBe(items[0]))
+    fireEvent.keyDown(items[0]!, { key: 'ArrowDown' })
+    expect(document.activeElement).toBe(items[1])
+    fireEvent.keyDown(items[1]!, { key: 'Escape' })
+    await waitFor(() => expect(screen.queryByRole('menu')).toBeNull())
+    expect(document.activeElement).toBe(more)
+    // Enter on the focused button is the button's: still the list, the first row still the selected one
+    fireEvent.keyDown(more, { key: 'Enter' })
+    expect(stores.ui.getState().route).toEqual({ screen: 'sessions' })
+    fireEvent.keyDown(window, { key: 'Enter' })
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: a.id }))
+  })
 })
 
 describe('the session view', () => {
@@ -208,27 +232,6 @@ describe('the session view', () => {
     act(() => client.emit('session.changed', { ...s, state: 'resuming', sshLine: 'ssh -p 2200 calm-otter@127.0.0.1' }))
     expect(within(view).getAllByText('resuming').length).toBeGreaterThan(0)
     expect(within(view).getByText('ssh -p 2200 calm-otter@127.0.0.1')).toBeTruthy()
-  })
-})
-
-describe('a pause in the session view', () => {
-  it('shows its stage and the memory written against what was expected, in a header that keeps its rows', async () => {
-    const s = session({ name: 'napping', state: 'pausing' })
-    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
-    bootApp(client, `#/sessions/${s.id}`)
-    const view = await screen.findByRole('region', { name: 'session napping' })
-    const rows = () => [...view.querySelector('.session-head')!.children].map((c) => c.className)
-    const before = rows()
-    const base = { op: 'p', sessionId: s.id, server: 'local', rate: null, done: false }
-    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'writing the memory of napping', bytes: 0, total: 120 * 1024 * 1024 }))
-    const bar = within(view).getByRole('progressbar')
-    expect(bar.getAttribute('data-stage')).toBe('memory')
-    expect(bar.getAttribute('aria-valuetext')).toBe('writing the memory of napping — 120 MiB expected')
-    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'memory of napping written; making it durable', bytes: 90 * 1024 * 1024, total: 120 * 1024 * 1024 }))
-    expect(within(view).getByRole('progressbar').getAttribute('aria-valuetext')).toBe('memory of napping written; making it durable — 75% · 90.0 MiB of 120 MiB')
-    // the bar takes the status line: the header keeps the same rows
-    expect(rows()).toEqual(before)
-    expect(before).toEqual(['head-row', 'facts', 'status-line'])
   })
 })
 
@@ -438,5 +441,20 @@ describe('the shell of the page', () => {
     expect(screen.getByText('Reconnecting to Berth…')).toBeTruthy()
     fireEvent.keyDown(window, { key: '?' })
     expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy()
+  })
+
+  it('keeps the focus inside the shortcuts list, which a keyboard closes as it opened it', async () => {
+    const client = new FakeClient().handle('session.list', () => [])
+    bootApp(client)
+    fireEvent.keyDown(window, { key: '?' })
+    const dialog = await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })
+    const close = within(dialog).getByRole('button', { name: 'Close' })
+    await waitFor(() => expect(document.activeElement).toBe(close))
+    for (const shiftKey of [false, true, false]) {
+      fireEvent.keyDown(window, { key: 'Tab', shiftKey })
+      expect(dialog.contains(document.activeElement)).toBe(true)
+    }
+    fireEvent.click(close)
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
   })
 })
