@@ -418,4 +418,19 @@ describe('the shell of the page', () => {
     fireEvent.keyDown(window, { key: '?' })
     expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy()
   })
+
+  it('keeps the focus inside the shortcuts list, which a keyboard closes as it opened it', async () => {
+    const client = new FakeClient().handle('session.list', () => [])
+    bootApp(client)
+    fireEvent.keyDown(window, { key: '?' })
+    const dialog = await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })
+    const close = within(dialog).getByRole('button', { name: 'Close' })
+    await waitFor(() => expect(document.activeElement).toBe(close))
+    for (const shiftKey of [false, true, false]) {
+      fireEvent.keyDown(window, { key: 'Tab', shiftKey })
+      expect(dialog.contains(document.activeElement)).toBe(true)
+    }
+    fireEvent.click(close)
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+  })
 })
