@@ -195,7 +195,7 @@ describe('resume with lazy pages', () => {
       await until(() => existsSync(resultOnServer()) || undefined, 'the server to end the lazy restore', 60_000)
       expect(readFileSync(resultOnServer(), 'utf8')).toMatch(/^failed not all memory was back within 8 s/)
       expect(procState(pid)).toBeNull()
-      expect((await engine.docker().getContainer(container).inspect()).State.Running).toBe(false)
+      await until(async () => (await engine.docker().getContainer(container).inspect()).State.Running === false || undefined, 'the container to be stopped', 10_000)
       expect(checkpointsOnDisk()).toEqual(kept)
       // Berth starts again (the next command starts it) and restores the session in full from it
       criu.works()
