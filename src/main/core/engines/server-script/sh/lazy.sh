@@ -232,13 +232,12 @@ lazy_kill_container() {
   done
   return 1
 }
-# root-lazy-forget CID: the work folder of a lazy restore whose keeper and page server are gone
+# root-lazy-forget CID: the work folder of a lazy restore that is over: its result written (the
+# keeper's last act, after which it only exits: it may still be there a moment) or its keeper gone
 cmd_root_lazy_forget() {
   shift; container_id_ok "$1" || return 2
   w=$LAZY_DIR/$1
-  for p in keeper daemon; do
-    if [ -s "$w/$p" ] && kill -0 "$(cat "$w/$p")" 2>/dev/null; then echo "forgot 0"; return 0; fi
-  done
+  if [ ! -s "$w/result" ] && [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null; then echo "forgot 0"; return 0; fi
   lazy_conf_clean
   rm -rf "$w"
   echo "forgot 1"
