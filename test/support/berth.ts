@@ -1,8 +1,8 @@
 // A user's Berth in a fresh BERTH_HOME, driven through the real CLI (bin/berth).
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { cpSync, lstatSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import Dockerode from 'dockerode'
 import { testHost } from './testhost'
 import { connectOrStart } from '../../src/main/doors/control-client'
@@ -89,6 +89,9 @@ export class BerthHome {
 
   /** Stops the daemon and removes every container and volume this home made, on both engines. */
   async cleanup(): Promise<void> {
+    // BERTH_TEST_KEEP_LOGS=DIR keeps each home's logs there (a rare failure's evidence)
+    const keep = process.env.BERTH_TEST_KEEP_LOGS
+    if (keep) cpSync(this.home, join(keep, basename(this.home)), { recursive: true, filter: (f) => !/\.db(-wal|-shm)?$/.test(f) && !lstatSync(f).isSocket() })
     const pid = this.daemonPid()
     await this.run(['shutdown'], { timeoutMs: 30_000 }).catch(() => undefined)
     if (pid) {

@@ -232,27 +232,6 @@ describe('a pause in the session view', () => {
   })
 })
 
-describe('a pause in the session view', () => {
-  it('shows its stage and the memory written against what was expected, in a header that keeps its rows', async () => {
-    const s = session({ name: 'napping', state: 'pausing' })
-    const client = new FakeClient().handle('session.list', () => [s]).handle('session.show', () => s)
-    bootApp(client, `#/sessions/${s.id}`)
-    const view = await screen.findByRole('region', { name: 'session napping' })
-    const rows = () => [...view.querySelector('.session-head')!.children].map((c) => c.className)
-    const before = rows()
-    const base = { op: 'p', sessionId: s.id, server: 'local', rate: null, done: false }
-    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'writing the memory of napping', bytes: 0, total: 120 * 1024 * 1024 }))
-    const bar = within(view).getByRole('progressbar')
-    expect(bar.getAttribute('data-stage')).toBe('memory')
-    expect(bar.getAttribute('aria-valuetext')).toBe('writing the memory of napping — 120 MiB expected')
-    act(() => client.emit('progress', { ...base, stage: 'memory', message: 'memory of napping written; making it durable', bytes: 90 * 1024 * 1024, total: 120 * 1024 * 1024 }))
-    expect(within(view).getByRole('progressbar').getAttribute('aria-valuetext')).toBe('memory of napping written; making it durable — 75% · 90.0 MiB of 120 MiB')
-    // the bar takes the status line: the header keeps the same rows
-    expect(rows()).toEqual(before)
-    expect(before).toEqual(['head-row', 'facts', 'status-line'])
-  })
-})
-
 describe('creating a session', () => {
   it('checks the fields with the contract and names the first problem in one sentence', async () => {
     const client = new FakeClient().handle('session.list', () => [])
@@ -438,5 +417,20 @@ describe('the shell of the page', () => {
     expect(screen.getByText('Reconnecting to Berth…')).toBeTruthy()
     fireEvent.keyDown(window, { key: '?' })
     expect(await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })).toBeTruthy()
+  })
+
+  it('keeps the focus inside the shortcuts list, which a keyboard closes as it opened it', async () => {
+    const client = new FakeClient().handle('session.list', () => [])
+    bootApp(client)
+    fireEvent.keyDown(window, { key: '?' })
+    const dialog = await screen.findByRole('dialog', { name: 'Keyboard shortcuts' })
+    const close = within(dialog).getByRole('button', { name: 'Close' })
+    await waitFor(() => expect(document.activeElement).toBe(close))
+    for (const shiftKey of [false, true, false]) {
+      fireEvent.keyDown(window, { key: 'Tab', shiftKey })
+      expect(dialog.contains(document.activeElement)).toBe(true)
+    }
+    fireEvent.click(close)
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
   })
 })

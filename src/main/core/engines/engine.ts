@@ -11,6 +11,8 @@ export interface ShellProcess {
   stderr: Readable
   /** Resolves with the exit code (null when killed by a signal or the connection dropped). */
   exit: Promise<number | null>
+  /** Once `exit` gave null: why, in words ("ended by signal KILL", "the ssh connection to … closed: Keepalive timeout"). */
+  ending(): string
   kill(): void
 }
 
@@ -18,6 +20,13 @@ export interface ShellResult {
   code: number | null
   stdout: string
   stderr: string
+  /** with a null code: why there was none (ShellProcess.ending) */
+  ending?: string
+}
+
+/** "exit 3", or why a process gave no exit code ("ended by signal KILL"), for a failure's message. */
+export function exitWords(code: number | null, ending: string | undefined): string {
+  return code === null ? (ending ?? 'ended with no exit status') : `exit ${code}`
 }
 
 export interface EngineFacts {

@@ -45,11 +45,16 @@ export class LocalEngine implements Engine {
       env: { ...process.env, ...opts.env, DOCKER_HOST: `unix://${this.socketPath}` },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
+    let signal: string | null = null
     const exit = new Promise<number | null>((resolve) => {
       child.on('error', () => resolve(127))
-      child.on('close', (code) => resolve(code))
+      child.on('close', (code, sig) => {
+        signal = sig
+        resolve(code)
+      })
     })
-    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exit, kill: () => child.kill('SIGKILL') }
+    const ending = () => (signal ? `ended by signal ${signal.replace(/^SIG/, '')}` : 'ended with no exit status')
+    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exit, ending, kill: () => child.kill('SIGKILL') }
   }
 
   async connectTcp(host: string, port: number): Promise<net.Socket> {

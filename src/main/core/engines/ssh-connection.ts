@@ -65,11 +65,13 @@ export class SshConnection extends EventEmitter {
       this.hops = hops
       this.client = last.client
       this.lastError = undefined
+      let failure: string | undefined
+      last.client.on('error', (err: Error) => (failure ??= err.message))
       last.client.on('close', () => {
         if (this.client !== last.client) return
         this.client = undefined
         for (const h of this.hops.splice(0)) h.end()
-        this.lastError = `the ssh connection to ${last.where} closed`
+        this.lastError = `the ssh connection to ${last.where} closed${failure ? `: ${failure}` : ''}`
         this.emit('state', 'disconnected')
       })
       this.emit('state', 'connected')

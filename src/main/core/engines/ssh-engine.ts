@@ -123,12 +123,23 @@ export class SshEngine implements Engine {
       .map(([k, v]) => `export ${k}=${shq(v)}; `)
       .join('')
     const ch = await this.connection.exec(`sh -c ${shq(exports + script)}`)
+    // a channel closes without an exit status when its process is ended by a signal (sshd sends
+    // exit-signal) or when the connection under it drops: the two call for different fixes
+    let signal: string | null = null
+    let closedBy: string | undefined
     const exit = new Promise<number | null>((resolve) => {
       let code: number | null = null
-      ch.on('exit', (c: number | null) => (code = typeof c === 'number' ? c : null))
-      ch.on('close', () => resolve(code))
+      ch.on('exit', (c: number | null, sig?: string) => {
+        code = typeof c === 'number' ? c : null
+        if (code === null && sig) signal = sig
+      })
+      ch.on('close', () => {
+        if (code === null && !signal) closedBy = this.connection.connected ? 'the channel closed with no exit status' : (this.connection.reason ?? 'the ssh connection closed')
+        resolve(code)
+      })
     })
-    return { stdin: ch, stdout: ch, stderr: ch.stderr, exit, kill: () => ch.close() }
+    const ending = () => (signal ? `ended by signal ${signal}` : (closedBy ?? 'ended with no exit status'))
+    return { stdin: ch, stdout: ch, stderr: ch.stderr, exit, ending, kill: () => ch.close() }
   }
 
   async connectTcp(host: string, port: number): Promise<Duplex> {

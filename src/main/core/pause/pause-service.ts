@@ -21,6 +21,7 @@ import { SessionWork } from './session-work'
 import { resumeInWakeOrder } from './wake-order'
 import { FreezeBatch } from './freeze-batch'
 import { freezeAllArgs, parseFreezeAll, type FreezeMember } from '../engines/server-script/freeze-all'
+import { exitWords } from '../engines/engine'
 import { parseFields } from '../engines/server-script/job-protocol'
 
 export type { PauseRequest } from './pausing'
@@ -233,7 +234,7 @@ export class PauseService implements PauseApi {
     const limitMs = Math.min(1500, Math.max(500, Math.round(deadlineMs / 5)))
     const run = async (members: FreezeMember[]) => {
       const r = await this.ctx.d.checkpoints.runner(server).run(freezeAllArgs(members, limitMs))
-      if (r.code !== 0) throw new Error(parseFields(r.stdout).get('error')?.[0] ?? oneSentence(r.stderr || `exit ${r.code ?? 'on a dropped connection'}`))
+      if (r.code !== 0) throw new Error(parseFields(r.stdout).get('error')?.[0] ?? oneSentence(r.stderr || exitWords(r.code, r.ending)))
       return parseFreezeAll(
         r.stdout,
         members.map((m) => m.facts[0]!),

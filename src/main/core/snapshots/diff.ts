@@ -3,6 +3,7 @@
 // (server-script/sh/diff.sh), which keeps the list so its next pages cost a file read.
 import type { DiffEntry, DiffPage, FileDiff } from '../../../shared/contract/snapshot-browser'
 import { BerthError } from '../../../shared/errors'
+import { exitWords } from '../engines/engine'
 import { runnerFor } from '../engines/server-script/server-runner'
 import type { SnapshotRow } from '../store/snapshots-repo'
 import type { SnapshotService } from './snapshot-service'
@@ -54,7 +55,7 @@ export async function diff(svc: SnapshotService, args: { to: string; from?: stri
   const r = await runnerFor(engine, svc.ctx.homeId).run(['diff-list', a.image, b.image, a.volume, b.volume, String(offset), String(limit)])
   const sep = r.stdout.indexOf('\n---\n')
   if (r.code !== 0 || sep < 0) {
-    const reason = /^error (.*)$/m.exec(r.stdout)?.[1] ?? (r.stderr.trim().split('\n').pop() || `exit ${r.code ?? 'on a dropped connection'}`)
+    const reason = /^error (.*)$/m.exec(r.stdout)?.[1] ?? (r.stderr.trim().split('\n').pop() || exitWords(r.code, r.ending))
     throw new BerthError(r.code === null ? 'unreachable' : 'internal', `comparing ${a.label} with ${b.label} on ${server} failed: ${reason}`)
   }
   const head = r.stdout.slice(0, sep)
@@ -75,7 +76,7 @@ export async function diffFile(svc: SnapshotService, args: { to: string; from?: 
   const nl = r.stdout.indexOf('\n')
   const first = nl < 0 ? r.stdout : r.stdout.slice(0, nl)
   if (r.code !== 0 || !/^(diff|binary|large \d+)$/.test(first)) {
-    const reason = /^error (.*)$/m.exec(r.stdout)?.[1] ?? (r.stderr.trim().split('\n').pop() || `exit ${r.code ?? 'on a dropped connection'}`)
+    const reason = /^error (.*)$/m.exec(r.stdout)?.[1] ?? (r.stderr.trim().split('\n').pop() || exitWords(r.code, r.ending))
     throw new BerthError(r.code === null ? 'unreachable' : 'internal', `comparing ${args.path} on ${server} failed: ${reason}`)
   }
   if (first === 'binary') return { path: args.path, kind: 'binary', text: null, bytes: null, truncated: false }

@@ -7,7 +7,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import type { Engine } from '../engines/engine'
+import { exitWords, type Engine } from '../engines/engine'
 import { runnerFor } from '../engines/server-script/server-runner'
 import type { ProgressReporter } from '../progress'
 
@@ -36,7 +36,7 @@ export class TransferStage {
   constructor(private readonly homeId: string) {}
 
   async dir(engine: Engine, key: string): Promise<string> {
-    return await runnerFor(engine, this.homeId).field(['xfer-dir', key], 'dir', 'finding the transfer folder')
+    return await runnerFor(engine, this.homeId).field(['xfer-dir', key], 'dir', 'finding the transfer folder', { again: true })
   }
 
   async remove(engine: Engine, key: string): Promise<void> {
@@ -91,7 +91,7 @@ export class Transfer {
    * target's partial file grows until it is whole. A cut connection throws and keeps what arrived.
    */
   async relay(source: Engine, staged: StagedPart, target: Engine, targetFile: string, progress?: ProgressReporter, label: string = staged.part.kind, offset = 0, total = staged.bytes): Promise<RelayStats> {
-    const have = Number(await this.runner(target).field(['part-have', targetFile, String(staged.bytes)], 'have', 'checking what the target has'))
+    const have = Number(await this.runner(target).field(['part-have', targetFile, String(staged.bytes)], 'have', 'checking what the target has', { again: true }))
     if (have === staged.bytes) return { sent: 0, resumed: have }
     // the receiving end first: a local source that exits before anyone reads it loses its output
     const dst = await this.runner(target).stream(['part-append', targetFile])
@@ -125,9 +125,9 @@ export class Transfer {
     }
     const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
     if (srcCode !== 0 || dstCode !== 0) {
-      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)))
+      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))))
     }
-    const size = Number(await this.runner(target).field(['part-size', targetFile], 'bytes', 'checking the received part'))
+    const size = Number(await this.runner(target).field(['part-size', targetFile], 'bytes', 'checking the received part', { again: true }))
     if (size !== staged.bytes) throw cut(source, target, label, new Error(`${size} of ${staged.bytes} bytes arrived`))
     return { sent, resumed: have }
   }
@@ -211,7 +211,7 @@ export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, 
   const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
   const got = fieldsOf(Buffer.concat(out).toString())
   if (srcCode !== 0 || dstCode !== 0) {
-    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || `exit ${srcCode ?? dstCode ?? 'on a dropped connection'}`)
+    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))
     if (srcCode === null || dstCode === null) throw cut(source, target, req.label, new Error(why))
     throw new BerthError('transfer', `sending the ${req.label} to ${target.name} failed: ${why}`)
   }

@@ -8,7 +8,8 @@ export function Modal({ title, onClose, children, labelledBy = 'modal-title' }: 
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null
     const first = ref.current?.querySelector<HTMLElement>('input, select, textarea, button.primary, button')
-    first?.focus()
+    // (a dialog with nothing to act on holds the focus itself)
+    ;(first ?? ref.current)?.focus()
     return () => {
       // back to what had the focus (a menu's button, a row), if it is still on the page
       if (before?.isConnected && !ref.current?.contains(document.activeElement)) before.focus()
@@ -22,7 +23,11 @@ export function Modal({ title, onClose, children, labelledBy = 'modal-title' }: 
       } else if (e.key === 'Tab' && ref.current) {
         // Tab and Shift+Tab go round inside the dialog
         const all = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)]
-        if (all.length === 0) return
+        if (all.length === 0) {
+          e.preventDefault()
+          ref.current.focus()
+          return
+        }
         const first = all[0]!
         const last = all[all.length - 1]!
         const inside = ref.current.contains(document.activeElement)
@@ -40,7 +45,7 @@ export function Modal({ title, onClose, children, labelledBy = 'modal-title' }: 
   }, [onClose])
   return (
     <div className="backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={labelledBy} ref={ref}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={labelledBy} ref={ref} tabIndex={-1}>
         <h2 id={labelledBy}>{title}</h2>
         {children}
       </div>

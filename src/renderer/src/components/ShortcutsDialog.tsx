@@ -18,8 +18,9 @@ export const SHORTCUTS: Array<[string, string]> = [
 
 export function ShortcutsDialog() {
   const { ui } = useStores()
+  const close = () => ui.getState().openDialog(null)
   return (
-    <Modal title="Keyboard shortcuts" onClose={() => ui.getState().openDialog(null)}>
+    <Modal title="Keyboard shortcuts" onClose={close}>
       <div className="shortcuts">
         {SHORTCUTS.map(([k, what]) => (
           <div key={k} style={{ display: 'contents' }}>
@@ -27,6 +28,11 @@ export function ShortcutsDialog() {
             <span>{what}</span>
           </div>
         ))}
+      </div>
+      <div className="buttons">
+        <button type="button" onClick={close}>
+          Close
+        </button>
       </div>
     </Modal>
   )

@@ -2,7 +2,7 @@
 // job whose status file the core follows, so the work finishes on the server whatever happens to the
 // laptop's connection, and can be followed again after a drop or a crash.
 import { BerthError, oneSentence, reasonOf, type ErrorCode } from '../../../../shared/errors'
-import { shq, type Engine, type ShellProcess, type ShellResult } from '../engine'
+import { exitWords, shq, type Engine, type ShellProcess, type ShellResult } from '../engine'
 import { emptyOutcome, parseFields, parseJobLine, takeLine, type JobLine, type JobOutcome } from './job-protocol'
 import { SERVER_SCRIPT, SERVER_SCRIPT_HASH } from './server-script'
 
@@ -30,7 +30,7 @@ export class ServerRunner {
     return `${setup}exec sh "$F" ${args.map(shq).join(' ')}`
   }
 
-  private async spawn(args: string[], onStdout: (chunk: string) => void): Promise<{ code: number | null; stderr: string }> {
+  private async spawn(args: string[], onStdout: (chunk: string) => void): Promise<{ code: number | null; stderr: string; ending?: string }> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const install = !this.installed || attempt > 0
       const p = await this.engine.shell(this.launcher(args, install), { env: { BERTH_HOME_ID: this.homeId } })
@@ -46,7 +46,7 @@ export class ServerRunner {
         continue
       }
       if (code !== 96 && code !== null) this.installed = true
-      return { code, stderr: Buffer.concat(err).toString('utf8') }
+      return { code, stderr: Buffer.concat(err).toString('utf8'), ...(code === null ? { ending: p.ending() } : {}) }
     }
     throw new BerthError('unavailable', `could not install Berth's server script on ${this.engine.name}`)
   }
@@ -63,24 +63,34 @@ export class ServerRunner {
   /** Runs a short command attached and collects its output. */
   async run(args: string[]): Promise<ShellResult> {
     let stdout = ''
-    const { code, stderr } = await this.spawn(args, (d) => (stdout += d))
-    return { code, stdout, stderr }
+    const { code, stderr, ending } = await this.spawn(args, (d) => (stdout += d))
+    return { code, stdout, stderr, ...(ending ? { ending } : {}) }
   }
 
-  /** Runs a command and returns its "key value" lines; fails with the script's error line. */
-  async fields(args: string[], what: string, code: ErrorCode = 'internal'): Promise<Map<string, string[]>> {
-    const r = await this.run(args)
+  /**
+   * Runs a command and returns its "key value" lines; fails with the script's error line. `again`:
+   * the command only reads (or finds its own earlier work), so one that ended with no exit status
+   * (its connection dropped, and the next call reconnects) is run once more before failing.
+   */
+  async fields(args: string[], what: string, code: ErrorCode = 'internal', opts: { again?: boolean } = {}): Promise<Map<string, string[]>> {
+    let r = await this.run(args)
+    let first: string | undefined
+    if (r.code === null && opts.again) {
+      first = exitWords(r.code, r.ending)
+      r = await this.run(args)
+    }
     const out = parseFields(r.stdout)
     if (r.code !== 0) {
-      const reason = out.get('error')?.[0] ?? oneSentence(r.stderr || `exit ${r.code ?? 'on a dropped connection'}`)
-      throw new BerthError(r.code === null ? 'unreachable' : code, `${what} failed on ${this.engine.name}: ${reason}`)
+      const reason = out.get('error')?.[0] ?? oneSentence(r.stderr || exitWords(r.code, r.ending))
+      const tried = first ? ` (and before that, once: ${first})` : ''
+      throw new BerthError(r.code === null ? 'unreachable' : code, `${what} failed on ${this.engine.name}: ${reason}${tried}`)
     }
     return out
   }
 
-  /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing. */
-  async field(args: string[], key: string, what: string): Promise<string> {
-    const v = (await this.fields(args, what)).get(key)?.[0]
+  /** The one value of KEY a command printed ("bytes 12"), or a failure naming what was missing; `again` as in fields(). */
+  async field(args: string[], key: string, what: string, opts: { again?: boolean } = {}): Promise<string> {
+    const v = (await this.fields(args, what, 'internal', opts)).get(key)?.[0]
     if (v === undefined) throw new BerthError('engine', `${what} on ${this.engine.name} gave no ${key}`)
     return v
   }
