@@ -103,7 +103,7 @@ cmd_root_lazy_arm() {
   lazy_conf_clean
   w=$LAZY_DIR/$id
   if [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null; then echo "why a lazy restore of this container is still under way"; return 0; fi
-  rm -rf "$w"
+  lazy_remove_work "$w"
   if ! mkdir -p "$w" "${LAZY_CONF%/*}" || ! chmod 755 "$LAZY_DIR" "$w"; then echo "why cannot write $w"; return 0; fi
   # exec, not a redirection of the call: dash keeps a copy of a redirected fd to restore it after
   # the call, and the keeper would hold the caller's stdout open for its whole life
@@ -239,8 +239,15 @@ cmd_root_lazy_forget() {
   w=$LAZY_DIR/$1
   if [ ! -s "$w/result" ] && [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null; then echo "forgot 0"; return 0; fi
   lazy_conf_clean
-  rm -rf "$w"
+  lazy_remove_work "$w"
   echo "forgot 1"
+}
+# lazy_remove_work DIR: a lazy restore's work folder, with what a CRIU killed half way through its
+# restore left mounted in it (its cgroup yard, .criu.cgyard.*, which it unmounts only at its end)
+lazy_remove_work() {
+  # shellcheck disable=SC2013 # one mount point a line; the deepest first
+  for m in $(awk -v w="$1/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null; done
+  rm -rf "$1"
 }
 # root-lazy-stop CID: the keeper, its daemon and the container's processes; "why TEXT" when the
 # lazy restore had failed (how the keeper ended it)
