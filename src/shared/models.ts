@@ -193,6 +193,8 @@ export const MemoryPause = z.object({
   probedAt: z.string().nullable(),
   /** the measured dump rate (MiB/s), refined by every memory pause */
   dumpMiBps: z.number().nullable(),
+  /** true: CRIU here cannot save another user's processes, so only sessions run as root keep memory */
+  rootOnly: z.boolean().optional(),
 })
 export type MemoryPause = z.infer<typeof MemoryPause>
 export const Server = z.object({

@@ -1,6 +1,7 @@
 // A developer's day in the UI, in a real browser engine (Debian's Chromium) against `berth serve`
 // on the real core and engines. Screenshots of each screen land in test-results/ui/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeWhenShown, loadAxe } from '../support/axe'
 import { BerthHome, until } from '../support/berth'
 import { activeTerminal, openBrowser, screenshot, serveUi, type Browser, type Served } from '../support/browser'
 import { ensureRendererBuilt } from '../support/renderer-build'
@@ -184,9 +185,16 @@ describe('the UI in Chromium', () => {
     await row.getByRole('button', { name: 'New session' }).click()
     const create = page.getByRole('dialog', { name: 'New session from e2e-snap:v1' })
     await create.getByLabel('Name').fill('from-snap')
+    // axe runs the moment the dialog's progress bar appears, and the bar must stay through the run
+    await loadAxe(page)
+    const axed = axeWhenShown(page, '[role=dialog] [role=status] [role=progressbar]')
     await create.getByRole('button', { name: 'Create the session' }).click()
     // the dialog stays and says how it goes until the session runs
     await create.getByRole('status').waitFor({ timeout: 10_000 })
+    const a11y = await axed
+    console.log(`axe on the dialog's progress (${a11y.first} … ${a11y.last}): ${a11y.ms} ms`)
+    expect(a11y.stayed).toBe(true)
+    expect(a11y.violations).toEqual([])
     await page.getByRole('heading', { name: 'from-snap' }).waitFor({ timeout: 180_000 })
     await create.waitFor({ state: 'detached' })
     await page.locator('.terminal-pane[data-status="attached"]').waitFor({ timeout: 60_000 })

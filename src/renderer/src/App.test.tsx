@@ -184,6 +184,30 @@ describe('the sessions screen', () => {
     fireEvent.keyDown(window, { key: 'n' })
     expect(stores.ui.getState().dialog).toBe('new-session')
   })
+
+  it("leaves Enter and the arrows to a focused button: a row's menu opens by keyboard and no session opens besides", async () => {
+    const a = session({ name: 'first' })
+    const b = session({ name: 'second' })
+    const stores = bootApp(new FakeClient().handle('session.list', () => [a, b]).fail('view.list', 'conflict', 'x'))
+    await screen.findByRole('table', { name: 'sessions' })
+    fireEvent.keyDown(window, { key: 'j' })
+    const more = screen.getByRole('button', { name: 'more for second' })
+    more.focus()
+    fireEvent.keyDown(more, { key: 'ArrowDown' })
+    const menu = await screen.findByRole('menu', { name: 'more for second' })
+    const items = within(menu).getAllByRole('menuitem')
+    await waitFor(() => expect(document.activeElement).toBe(items[0]))
+    fireEvent.keyDown(items[0]!, { key: 'ArrowDown' })
+    expect(document.activeElement).toBe(items[1])
+    fireEvent.keyDown(items[1]!, { key: 'Escape' })
+    await waitFor(() => expect(screen.queryByRole('menu')).toBeNull())
+    expect(document.activeElement).toBe(more)
+    // Enter on the focused button is the button's: still the list, the first row still the selected one
+    fireEvent.keyDown(more, { key: 'Enter' })
+    expect(stores.ui.getState().route).toEqual({ screen: 'sessions' })
+    fireEvent.keyDown(window, { key: 'Enter' })
+    await waitFor(() => expect(stores.ui.getState().route).toEqual({ screen: 'session', id: a.id }))
+  })
 })
 
 describe('the session view', () => {

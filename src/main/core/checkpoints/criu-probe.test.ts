@@ -39,6 +39,13 @@ describe('what the memory-pause probe tells a user', () => {
     expect(r.criu).toMatchObject({ path: '/usr/sbin/criu', version: '4.1', fault: null, uffd: true, dirtyTrack: true })
   })
 
+  it("a CRIU that may not read another user's resource limits: memory for sessions run as root only, and the note says so", () => {
+    const r = readProbe('office', 'fast', lines(`${WORKS}\ndiagnose other-user rlimit`))
+    expect(r).toMatchObject({ available: true, how: 'fast', rootOnly: true })
+    expect(r.note).toContain("but only for sessions whose processes all run as root: CRIU lacks the CAP_SYS_RESOURCE capability on office, so it cannot save another user's processes (such a session pauses on disk)")
+    expect(readProbe('office', 'fast', lines(`${WORKS}\ndiagnose other-user ok`)).rootOnly).toBeUndefined()
+  })
+
   it('no CRIU on the server: one sentence that names the fix', () => {
     const r = readProbe('office', 'fast', lines('root yes\ncriu none\ndump fail runc: criu not found'))
     expect(r).toMatchObject({ available: false, how: 'none', dumpMiBps: null })

@@ -72,6 +72,10 @@ export function readProbe(server: string, method: CheckpointMethod, f: Map<strin
     return none(`CRIU dumps on ${server} but Docker could not restore the test checkpoint (${why}): pauses there freeze instead of keeping memory`)
   }
   const mib = bytes / (1 << 20)
+  const rootOnly = diagnose.get('other-user') === 'rlimit'
+  const others = rootOnly
+    ? `; but only for sessions whose processes all run as root: CRIU lacks the CAP_SYS_RESOURCE capability on ${server}, so it cannot save another user's processes (such a session pauses on disk)`
+    : ''
   // a dump's fixed cost (starting runc and CRIU, freezing, the small images) is not its rate
   const overheadMs = OVERHEAD_MS[method]
   const work = Math.max(ms - overheadMs, ms / 4)
@@ -79,8 +83,9 @@ export function readProbe(server: string, method: CheckpointMethod, f: Map<strin
   return {
     available: true,
     how: method,
-    note: `memory pauses work on ${server}: ${METHOD_TEXT[method]}${criu ? ` (CRIU ${criu.version})` : ''} dumped a ${Math.round(mib)} MiB test in ${ms} ms and Docker restored it`,
+    note: `memory pauses work on ${server}: ${METHOD_TEXT[method]}${criu ? ` (CRIU ${criu.version})` : ''} dumped a ${Math.round(mib)} MiB test in ${ms} ms and Docker restored it${others}`,
     dumpMiBps,
+    ...(rootOnly ? { rootOnly } : {}),
     overheadMs,
     criu,
   }
@@ -97,5 +102,5 @@ export function refineRate(record: ProbeRecord, ms: number, bytes: number): Prob
 }
 
 export function memoryPauseOf(r: ProbeRecord | MemoryPause): MemoryPause {
-  return { available: r.available, how: r.how, note: r.note, probedAt: r.probedAt, dumpMiBps: r.dumpMiBps }
+  return { available: r.available, how: r.how, note: r.note, probedAt: r.probedAt, dumpMiBps: r.dumpMiBps, ...(r.rootOnly ? { rootOnly: true } : {}) }
 }

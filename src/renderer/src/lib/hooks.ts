@@ -19,6 +19,12 @@ export function typingIn(target: EventTarget | null): boolean {
   return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)
 }
 
+/** true when the event started on a control that answers Enter and the arrow keys itself (a button, a link, a menu's item, a tab). */
+export function onControl(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null
+  return !!el?.closest?.('button, a[href], select, [role=menuitem], [role=tab], [role=menu]')
+}
+
 /** Whether a CSS media query matches now, kept up to date (the layout for small windows). */
 export function useMedia(query: string): boolean {
   const [matches, setMatches] = useState(() => typeof window.matchMedia === 'function' && window.matchMedia(query).matches)

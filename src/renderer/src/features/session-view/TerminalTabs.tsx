@@ -27,7 +27,8 @@ export function TerminalTabs({ sessionId, tabs, active, detached, running, term,
             onClick={() => term.setActive(sessionId, t.key)}
             onKeyDown={(e) => {
               const i = tabs.indexOf(t)
-              const to = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : null
+              // the tab pattern's keys: the arrows go round, Home and End to the first and the last
+              const to = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? tabs.length - 1 : null
               if (to === null || tabs.length < 2) return
               e.preventDefault()
               const next = tabs[(to + tabs.length) % tabs.length]!

@@ -6,7 +6,7 @@ import { EmptyState } from '../../components/EmptyState'
 import { MachineChecks } from '../settings/MachineChecks'
 import { ProblemLine } from '../../components/ProblemLine'
 import { ServerFilter } from '../../components/ServerFilter'
-import { NARROW, typingIn, useMedia, useNow } from '../../lib/hooks'
+import { NARROW, onControl, typingIn, useMedia, useNow } from '../../lib/hooks'
 import { useServers, useSessions, useStores, useUi, useWorkspace } from '../../stores/app-stores'
 import { visibleSessions, type StateFilter } from '../../stores/sessions'
 import { finishSession, sessionActions } from './session-actions'
@@ -86,7 +86,10 @@ export function SessionsScreen() {
 
   const onKey = useCallback(
     (e: KeyboardEvent) => {
-      if (typingIn(e.target) || e.ctrlKey || e.metaKey || e.altKey || stores.ui.getState().dialog || stores.ui.getState().confirm) return
+      if (e.defaultPrevented || typingIn(e.target) || e.ctrlKey || e.metaKey || e.altKey || stores.ui.getState().dialog || stores.ui.getState().confirm) return
+      // Enter and the arrows on a focused button or menu are that control's (a menu opens, a row's
+      // Pause runs): the list's selection stays, and no session opens besides
+      if ((e.key === 'Enter' || e.key.startsWith('Arrow')) && onControl(e.target)) return
       const i = visible.findIndex((s) => s.id === selected)
       const selectAt = (index: number) => {
         setSelected(visible[index]?.id ?? null)

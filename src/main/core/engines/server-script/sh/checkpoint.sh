@@ -88,14 +88,30 @@ end_checkpoint() {
 # logs a harmless RLIMIT_NOFILE error first when it cannot raise its own limit), or the cause in
 # words when it is one Berth knows.
 dump_failure_why() {
-  if dump_unsupported "$1"; then
+  if grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; then
     echo "this server's CRIU cannot save the session's network sockets (a server or a connection it holds) on Linux $(uname -r): from 6.16 the kernel refuses a socket option that CRIU before 4.2 reads"
+    return 0
+  fi
+  if grep -q "Can't get rlimit [0-9]*: Operation not permitted" "$1" 2>/dev/null; then
+    echo "this server's CRIU cannot save processes that run as a user other than root (CRIU lacks the CAP_SYS_RESOURCE capability here, so the kernel refuses it their resource limits)"
     return 0
   fi
   grep -E 'Error|error' "$1" 2>/dev/null | grep -v 'RLIMIT_NOFILE' | head -n 1 | cut -c1-200
 }
 # dump_unsupported LOG: the dump failed on something no other way of dumping avoids on this server
-dump_unsupported() { grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; }
+dump_unsupported() { grep -q -e "Can't get 1:16 opt: Operation not supported" -e "Can't get rlimit [0-9]*: Operation not permitted" "$1" 2>/dev/null; }
+# root-dump-why LOG: why the dump whose CRIU log is LOG failed (Docker names the log in its error,
+# in containerd's state, which only root reads); nothing when LOG is not such a log
+cmd_root_dump_why() {
+  shift
+  case $1 in
+    /*/criu-dump.log) ;;
+    *) return 2 ;;
+  esac
+  case $1 in *[!A-Za-z0-9/._-]*|*/../*) return 2 ;; esac
+  [ -f "$1" ] || return 0
+  dump_failure_why "$1"
+}
 
 # sample_dump CLIENT DIR DEADLINE_MS: while the dump's client runs, every 250 ms, "written BYTES": the
 # size of the images folder DIR that CRIU is writing (the progress a pause shows). A process of its

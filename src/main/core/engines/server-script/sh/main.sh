@@ -47,6 +47,7 @@ dispatch() {
     part-size) cmd_part_size "$@" ;;
     root-checkpoint) cmd_root_checkpoint "$@" ;;
     root-checkpoint-info) cmd_root_checkpoint_info "$@" ;;
+    root-dump-why) cmd_root_dump_why "$@" ;;
     root-checkpoint-live) cmd_root_checkpoint_live "$@" ;;
     root-set-hostname) cmd_root_set_hostname "$@" ;;
     root-fsync-checkpoint) cmd_root_fsync_checkpoint "$@" ;;

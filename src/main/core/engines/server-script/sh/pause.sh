@@ -105,7 +105,12 @@ checkpoint_memory() {
     return 0
   fi
   if [ $CODE = 124 ]; then REASON="the memory checkpoint did not finish within $(( budget / 1000 )) s; Berth ended it"
-  else REASON="the checkpoint failed: ${err:-docker exit $CODE}"
+  else
+    # Docker's error only says "criu failed" and where CRIU's log is: the log says why
+    log_path=$(printf '%s\n' "$err" | sed -n 's|.*path= *\(/[^ :]*/criu-dump\.log\).*|\1|p')
+    why=
+    [ -n "$log_path" ] && can_root 2>/dev/null && why=$(as_root root-dump-why "$log_path" 2>/dev/null)
+    REASON="the checkpoint failed: ${why:-${err:-docker exit $CODE}}"
   fi
   # a half-made checkpoint is never left to be restored
   docker checkpoint rm "$c" "$name" >/dev/null 2>&1

@@ -8,7 +8,7 @@
 # some VMs) from other causes. Lines (checkpoints/criu-probe.ts reads them):
 #   root yes|no, criu PATH | criu none, criu-version V, fault VALUE (CRIU_FAULT in the engine's
 #   environment), uffd yes|no, dirty-track yes|no, dump ok MS BYTES | dump late MS | dump fail TEXT,
-#   restore ok MS | restore late MS | restore fail TEXT, diagnose plain|fault130 ok|late|fail
+#   restore ok MS | restore late MS | restore fail TEXT, diagnose plain|fault130|other-user ok|late|fail|rlimit
 PROBE_MIB=64
 # a restore is only tried once a dump worked (a CRIU that hangs was found by then): it gets long
 # enough that a busy machine's working CRIU is not taken for a broken one (criu-probe.ts says it)
@@ -144,23 +144,35 @@ cmd_root_criu_features() {
   wait
 }
 # root-criu-diagnose LIMIT CRIU: a host process holding a little memory, dumped directly by the
-# engine's CRIU, plainly and with CRIU_FAULT=130 (breakpoints off), both at once, each ended after
-# LIMIT seconds
+# engine's CRIU, plainly and with CRIU_FAULT=130 (breakpoints off), and one of another user's (as
+# nobody), all at once, each ended after LIMIT seconds
 cmd_root_criu_diagnose() {
   shift; lim=$1 criu=$2
   is_uint "$lim" || return 2
   case $criu in /*) [ -x "$criu" ] || return 0 ;; *) return 2 ;; esac
-  for how in plain fault130; do
+  for how in plain fault130 other-user; do
     (
       d=$(mktemp -d "${TMPDIR:-/tmp}/berth-diagnose.XXXXXX") || exit 0
-      setsid sh -c 'dd if=/dev/zero bs=4M count=1 2>/dev/null | sleep 600' </dev/null >/dev/null 2>&1 &
+      # other-user: a process of nobody's, as a session's non-root user is (its dump needs the
+      # rights to read another user's resource limits, which some servers do not give CRIU)
+      if [ $how = other-user ]; then
+        command -v setpriv >/dev/null 2>&1 || { rm -rf "$d"; exit 0; }
+        setsid setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'dd if=/dev/zero bs=4M count=1 2>/dev/null | sleep 600' </dev/null >/dev/null 2>&1 &
+      else
+        setsid sh -c 'dd if=/dev/zero bs=4M count=1 2>/dev/null | sleep 600' </dev/null >/dev/null 2>&1 &
+      fi
       victim=$!
       sleep 0.1
-      if [ $how = fault130 ]; then f=130; else f=; fi
+      # breakpoints off for the other user's test: it asks about rights, not about breakpoints
+      if [ $how = plain ]; then f=; else f=130; fi
       if [ -n "$f" ]; then CRIU_FAULT=$f timeout -s KILL "$lim" "$criu" dump -t "$victim" -D "$d" -o dump.log >/dev/null 2>&1; rc=$?
       else env -u CRIU_FAULT timeout -s KILL "$lim" "$criu" dump -t "$victim" -D "$d" -o dump.log >/dev/null 2>&1; rc=$?
       fi
-      case $rc in 0) echo "diagnose $how ok" ;; 137|124) echo "diagnose $how late" ;; *) echo "diagnose $how fail" ;; esac
+      case $rc in
+        0) echo "diagnose $how ok" ;;
+        137|124) echo "diagnose $how late" ;;
+        *) if grep -q "Can't get rlimit [0-9]*: Operation not permitted" "$d/dump.log" 2>/dev/null; then echo "diagnose $how rlimit"; else echo "diagnose $how fail"; fi ;;
+      esac
       kill_tree KILL "$victim"
       rm -rf "$d"
     ) &
