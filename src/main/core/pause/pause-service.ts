@@ -331,6 +331,11 @@ export class PauseService implements PauseApi {
     return this.reconciling.reconcileAll(opts)
   }
 
+  /** Follows the lazy restores a stopped (or killed) Berth left to their end (lazy-resume.ts). */
+  followLazyLeft(): void {
+    this.resuming.followLazyLeft()
+  }
+
   async settled(sessionId: string): Promise<void> {
     await this.ctx.work.settled(sessionId)
   }

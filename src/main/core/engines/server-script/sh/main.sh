@@ -9,6 +9,7 @@ dispatch() {
     lazy-arm) cmd_lazy_arm "$@" ;;
     lazy-wait) cmd_lazy_wait "$@" ;;
     lazy-stop) cmd_lazy_stop "$@" ;;
+    lazy-forget) cmd_lazy_forget "$@" ;;
     after-restore) cmd_after_restore "$@" ;;
     checkpoint-create) cmd_checkpoint_create "$@" ;;
     checkpoint-live) cmd_checkpoint_live "$@" ;;
@@ -57,6 +58,7 @@ dispatch() {
     root-end-execs) cmd_root_end_execs "$@" ;;
     root-lazy-arm) cmd_root_lazy_arm "$@" ;;
     root-lazy-stop) cmd_root_lazy_stop "$@" ;;
+    root-lazy-forget) cmd_root_lazy_forget "$@" ;;
     root-end-runc) cmd_root_end_runc "$@" ;;
     root-freezer) cmd_root_freezer "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
