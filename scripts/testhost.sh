@@ -39,30 +39,64 @@ packages() {
   fi
 }
 
-criu4() {
-  if [ -x /usr/local/sbin/criu ] && [ -x /usr/local/sbin/criu-plain ] && /usr/local/sbin/criu check >/dev/null 2>&1 && criu_dump_probe; then return; fi
-  say "installing CRIU 4 from trixie into /opt/criu4"
-  mkdir -p /opt/criu4/lists/partial /opt/criu4/debs /opt/criu4/root
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) trixie main" > /opt/criu4/trixie.list
-  local O=(-o Dir::Etc::SourceList=/opt/criu4/trixie.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=/opt/criu4/lists)
+# unpack_criu SUITE DIR [PACKAGE...]: Debian SUITE's criu with its own libraries (and its own libc,
+# run through its own loader), unpacked into DIR/root: this host's bookworm packages stay as they
+# are. Without PACKAGEs, criu's dependencies are read from SUITE's own lists (sid's names change).
+unpack_criu() {
+  local suite=$1 dir=$2 p
+  shift 2
+  mkdir -p "$dir/lists/partial" "$dir/debs" "$dir/root"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) $suite main" > "$dir/$suite.list"
+  local O=(-o Dir::Etc::SourceList="$dir/$suite.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$dir/lists" -o Dir::State::Status=/dev/null)
   apt-get "${O[@]}" update -qq
-  (cd /opt/criu4/debs && apt-get "${O[@]}" download -qq criu libc6 libgnutls30t64 libnftables1 libcompel1 \
+  if [ $# -gt 0 ]; then
+    (cd "$dir/debs" && apt-get "${O[@]}" download -qq "$@")
+  else
+    # what criu needs, and what its libraries load in turn (compression, the terminal, BPF)
+    for p in $(apt-cache "${O[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+        --no-replaces --no-enhances criu | grep '^[a-z]' | sort -u) libbpf1 libedit2 libtinfo6 libelf1t64 zlib1g libzstd1 libbz2-1.0 liblzma5; do
+      (cd "$dir/debs" && apt-get "${O[@]}" download -qq "$p" 2>/dev/null) || true
+    done
+    [ -n "$(ls "$dir"/debs/criu_*.deb 2>/dev/null)" ] || { echo "no criu in $suite" >&2; exit 1; }
+  fi
+  for p in "$dir"/debs/*.deb; do dpkg -x "$p" "$dir/root"; done
+}
+
+criu4() {
+  if [ -x /usr/local/sbin/criu ] && [ -x /usr/local/sbin/criu-plain ] && /usr/local/sbin/criu check >/dev/null 2>&1 && criu_dump_probe /usr/local/sbin/criu; then return; fi
+  say "installing CRIU 4 from trixie into /opt/criu4"
+  unpack_criu trixie /opt/criu4 criu libc6 libgnutls30t64 libnftables1 libcompel1 \
     libprotobuf-c1 libnl-3-200 libnet1 libbsd0 libuuid1 libmd0 libidn2-0 libunistring5 libtasn1-6 \
     libnettle8t64 libhogweed6t64 libgmp10 libp11-kit0 libffi8 libmnl0 libnftnl11 libjansson4 \
-    libxtables12 libedit2 libtinfo6 libbpf1 libelf1t64 zlib1g libzstd1)
-  for d in /opt/criu4/debs/*.deb; do dpkg -x "$d" /opt/criu4/root; done
-  write_criu_wrapper ""
+    libxtables12 libedit2 libtinfo6 libbpf1 libelf1t64 zlib1g libzstd1
+  write_criu_wrapper /usr/local/sbin/criu /opt/criu4 ""
   # the same CRIU as it comes, never helped with CRIU_FAULT: Berth's own probe must find out by
   # itself whether this machine needs it (the lid-close tests point an engine at it)
   cp /usr/local/sbin/criu /usr/local/sbin/criu-plain
   /usr/local/sbin/criu check
   # On some VMs (Firecracker among them) hardware breakpoints never fire and CRIU's dump then
   # waits forever for the parasite to return; CRIU_FAULT=130 makes it step with PTRACE_SYSCALL.
-  if ! criu_dump_probe; then
+  if ! criu_dump_probe /usr/local/sbin/criu; then
     say "hardware breakpoints do not fire here: CRIU will step syscalls instead (CRIU_FAULT=130)"
-    write_criu_wrapper "export CRIU_FAULT=\${CRIU_FAULT:-130}"
-    criu_dump_probe || { echo "criu cannot dump a process on this machine" >&2; exit 1; }
+    write_criu_wrapper /usr/local/sbin/criu /opt/criu4 "export CRIU_FAULT=\${CRIU_FAULT:-130}"
+    criu_dump_probe /usr/local/sbin/criu || { echo "criu cannot dump a process on this machine" >&2; exit 1; }
   fi
+}
+
+# CRIU 4.2 or later (Debian sid's), beside trixie's 4.1 as criu-sockets: from Linux 6.16 the kernel
+# refuses a socket option that CRIU before 4.2 reads for every socket (checkpoint-restore/criu#2705,
+# fixed by #2719), so 4.1 cannot dump a session that holds a TCP socket on this machine kind. The
+# tests that prove a serving session keeps its memory point a private engine at this one; every
+# other test keeps trixie's (the CRIU a Debian 13 server has).
+criu_sockets() {
+  local w=/usr/local/sbin/criu-sockets
+  if [ -x $w ] && $w check >/dev/null 2>&1 && criu_dump_probe $w --tcp; then return; fi
+  say "installing CRIU from sid into /opt/criu-sid (it saves TCP sockets on Linux 6.16 and later)"
+  rm -rf /opt/criu-sid
+  unpack_criu sid /opt/criu-sid
+  write_criu_wrapper $w /opt/criu-sid "$(grep -q CRIU_FAULT /usr/local/sbin/criu && echo "export CRIU_FAULT=\${CRIU_FAULT:-130}")"
+  $w check
+  criu_dump_probe $w --tcp || { echo "sid's criu cannot dump a process holding a TCP socket here" >&2; exit 1; }
 }
 
 # ssh-audit 3 from trixie (pure Python, runs on bookworm's python3), unpacked into /opt/ssh-audit3
@@ -87,23 +121,29 @@ W
   [[ "$(/usr/local/bin/ssh-audit3 -h 2>/dev/null)" == *'ssh-audit v3'* ]] || { echo "ssh-audit 3 does not run" >&2; exit 1; }
 }
 
+# write_criu_wrapper PATH DIR PRELUDE: PATH runs DIR's unpacked criu through its own loader
 write_criu_wrapper() {
-  cat > /usr/local/sbin/criu <<W
+  cat > "$1" <<W
 #!/bin/sh
-$1
-L=/opt/criu4/root/usr/lib/x86_64-linux-gnu
-exec \$L/ld-linux-x86-64.so.2 --library-path \$L /opt/criu4/root/usr/sbin/criu "\$@"
+$3
+L=$2/root/usr/lib/x86_64-linux-gnu
+exec \$L/ld-linux-x86-64.so.2 --library-path \$L $2/root/usr/sbin/criu "\$@"
 W
-  chmod 755 /usr/local/sbin/criu
+  chmod 755 "$1"
 }
 
+# criu_dump_probe CRIU [--tcp]: whether CRIU dumps a process (with --tcp, one listening on a TCP port)
 criu_dump_probe() {
   local d pid ok=1
   d=$(mktemp -d)
-  setsid sleep 600 </dev/null >/dev/null 2>&1 &
+  if [ "${2:-}" = --tcp ]; then
+    setsid python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); time.sleep(600)' </dev/null >/dev/null 2>&1 &
+  else
+    setsid sleep 600 </dev/null >/dev/null 2>&1 &
+  fi
   pid=$!
-  sleep 0.2
-  timeout 10 /usr/local/sbin/criu dump -t "$pid" -D "$d" -o dump.log >/dev/null 2>&1 || ok=0
+  sleep 0.5
+  timeout 10 "$1" dump -t "$pid" -D "$d" -o dump.log --tcp-established >/dev/null 2>&1 || ok=0
   pkill -9 -f "criu dump -t $pid" 2>/dev/null || true
   kill -9 "$pid" 2>/dev/null || true
   rm -rf "$d"
@@ -211,6 +251,7 @@ BERTH_TEST_BASE_IMAGE=berth-base:bookworm
 BERTH_TEST_TINY_IMAGE=berth-tiny:latest
 BERTH_TEST_CRIU=/usr/local/sbin/criu
 BERTH_TEST_CRIU_PLAIN=/usr/local/sbin/criu-plain
+BERTH_TEST_CRIU_SOCKETS=/usr/local/sbin/criu-sockets
 BERTH_TEST_CRIU_NEEDS_FAULT=$(grep -q CRIU_FAULT /usr/local/sbin/criu && echo 1 || echo 0)
 E
   chmod 644 "$ENV_FILE"
@@ -220,6 +261,7 @@ E
 need_root
 packages
 criu4
+criu_sockets
 ssh_audit3
 local_engine
 base_images

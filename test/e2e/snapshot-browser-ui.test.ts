@@ -4,27 +4,12 @@
 // with a file's text diff, a rewind from the browser; 800x600 without sideways scrolling; a menu and
 // a dialog by keyboard alone; a header that holds still through a pause and a resume, with the
 // keyboard back in the terminal after each; axe-core with no violations on each screen and dialog.
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeViolations } from '../support/axe'
 import { BerthHome, until } from '../support/berth'
 import { openBrowser, screenshot, serveUi, type Browser, type Served } from '../support/browser'
 import { ensureRendererBuilt } from '../support/renderer-build'
 import { testHost } from '../support/testhost'
-
-const AXE = readFileSync(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8')
-
-/** axe-core's violations on the page as it is (the page's CSP keeps injected script tags out: evaluated instead). */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe
-    const r = await axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`)
-  })
-  return found
-}
 
 describe('the snapshot browser and the layout, in Chromium', () => {
   const berth = new BerthHome('ui-browse')

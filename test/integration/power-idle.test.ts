@@ -190,3 +190,35 @@ describe('sleep and idleness', () => {
     }
   })
 })
+
+describe('waking with several sessions paused', () => {
+  const berth = new BerthHome('power-wake-order')
+  const tiny = testHost().tinyImage
+  type Ev = { seq: number; to: string | null }
+
+  afterAll(async () => {
+    await berth.cleanup()
+  })
+
+  it('the session the user used last comes back first, alone; the others once it runs', async () => {
+    const names = ['north', 'seen', 'south']
+    const ids: string[] = []
+    for (const name of names) ids.push((await berth.json<S>(['session', 'create', '--image', tiny, '--name', name])).id)
+    await berth.json(['settings', 'set', 'pauseDeadlineSeconds', '120'])
+    await berth.json(['settings', 'set', 'onSleep', 'all'])
+    // the user works in one of them last
+    expect((await berth.run(['exec', 'seen', '--', 'true'])).code).toBe(0)
+    const s = await berth.json(['power', 'simulate', 'suspend'])
+    expect(s.paused.map((x: { name: string }) => x.name).sort()).toEqual([...names].sort())
+    for (const id of ids) expect(await berth.json<S>(['session', 'show', id])).toMatchObject({ state: 'paused', pausedBy: 'policy' })
+
+    const w = await berth.json(['power', 'simulate', 'resume'])
+    expect(w.resumed.map((x: { name: string }) => x.name).sort()).toEqual([...names].sort())
+    for (const x of w.resumed) expect(x.result).toMatchObject({ resumed: true })
+    // the events log's order: the others began to resume only once the one in use ran again
+    const last = async (id: string, to: string) => (await berth.json<Ev[]>(['session', 'events', id])).filter((e) => e.to === to).at(-1)!.seq
+    const seenRunning = await last(ids[1]!, 'running')
+    expect(seenRunning).toBeGreaterThan(await last(ids[1]!, 'resuming'))
+    for (const id of [ids[0]!, ids[2]!]) expect(await last(id, 'resuming')).toBeGreaterThan(seenRunning)
+  }, 240_000)
+})

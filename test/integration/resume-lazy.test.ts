@@ -3,7 +3,8 @@
 // session runs on a private engine whose CRIU the test can break (test/support/criu.ts): its page
 // server is held stopped from the moment it listens, so the restore goes through and the session
 // runs while its pages are still in the checkpoint, and only then is it killed or left hanging.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BerthHome, sleep, until } from '../support/berth'
@@ -55,7 +56,13 @@ describe('resume with lazy pages', () => {
   const events = async (): Promise<Event[]> => await json<Event[]>(['session', 'events', id])
   const memoryBack = async (after: number, timeoutMs = 120_000): Promise<Event> =>
     await until(async () => (await events()).slice(after).find((e) => e.kind === 'memory-back'), 'all memory to be back', timeoutMs)
-  const resultOnServer = () => `/run/berth-lazy/${container}/result`
+  const lazyDir = () => `/run/berth-lazy/${container}`
+  const resultOnServer = () => `${lazyDir()}/result`
+  /** the container's memory checkpoints in Docker's folders */
+  const checkpointsOnDisk = (): string[] => {
+    const dir = join(engine.dataRoot, 'containers', container, 'checkpoints')
+    return existsSync(dir) ? readdirSync(dir).sort() : []
+  }
   const pauseWithMemory = async () => {
     expect(await json(['pause', id, '--wait'], 180_000)).toMatchObject({ paused: true, mode: 'memory', durable: true })
   }
@@ -74,6 +81,8 @@ describe('resume with lazy pages', () => {
     expect(await json(['session', 'show', id])).toMatchObject({ state: 'running' })
     expect(await tmuxVariable()).toBe('v=lazy-kept-42')
     expect(await checksum()).toBe(before)
+    // its outcome recorded, nothing of the lazy restore is left on the server
+    await until(() => !existsSync(lazyDir()) || undefined, 'the lazy restore\'s folder on the server to go', 30_000)
   }
 
   beforeAll(async () => {
@@ -112,8 +121,11 @@ describe('resume with lazy pages', () => {
     expect(await json(['resume', id])).toMatchObject({ resumed: true, mode: 'memory', lazy: true })
     expect(await tmuxVariable()).toBe('v=lazy-kept-42')
     expect(await checksum()).toBe(before)
-    expect((await memoryBack(seen)).detail).toMatchObject({ lazy: true })
-    expect(readFileSync(resultOnServer(), 'utf8')).toMatch(/^done \d+/)
+    const back = await memoryBack(seen)
+    expect(back.detail).toMatchObject({ lazy: true })
+    // the time the server took to bring every page back (its "done MS"), after which its record goes
+    expect(back.detail.ms).toBeGreaterThan(0)
+    await until(() => !existsSync(lazyDir()) || undefined, 'the lazy restore\'s folder on the server to go', 30_000)
     expect(await json(['session', 'show', id])).toMatchObject({ state: 'running' })
   }, 300_000)
 
@@ -163,6 +175,32 @@ describe('resume with lazy pages', () => {
       expect(resumed.note).toMatch(/restored in full, not lazily: the restore did not finish within .* its page server did not serve/)
       expect(procState(criu.lazyPagesPid())).toBeNull()
       criu.works()
+      await intact()
+    } finally {
+      await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '120'])
+    }
+  }, 300_000)
+
+  it('Berth is killed while the pages are still arriving: the checkpoint stays whole, and Berth restores it again at its next start, nothing lost', async () => {
+    await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '8'])
+    try {
+      await pauseWithMemory()
+      const kept = checkpointsOnDisk()
+      expect(kept.length).toBeGreaterThan(0)
+      const seen = (await events()).length
+      const pid = await resumeHeldAfterRestore()
+      process.kill(berth.daemonPid()!, 'SIGKILL')
+      // with no Berth to follow it, the server ends the restore at its deadline: the container is
+      // stopped (no page may read as zeroes) and the checkpoint is whole
+      await until(() => existsSync(resultOnServer()) || undefined, 'the server to end the lazy restore', 60_000)
+      expect(readFileSync(resultOnServer(), 'utf8')).toMatch(/^failed not all memory was back within 8 s/)
+      expect(procState(pid)).toBeNull()
+      await until(async () => (await engine.docker().getContainer(container).inspect()).State.Running === false || undefined, 'the container to be stopped', 10_000)
+      expect(checkpointsOnDisk()).toEqual(kept)
+      // Berth starts again (the next command starts it) and restores the session in full from it
+      criu.works()
+      const back = await memoryBack(seen, 120_000)
+      expect(back.detail).toMatchObject({ lazy: false })
       await intact()
     } finally {
       await json(['settings', 'set', 'lazyResumeDeadlineSeconds', '120'])

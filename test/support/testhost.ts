@@ -16,6 +16,8 @@ export interface TestHost {
   criuPlain: string
   /** whether a plain CRIU dump hangs here (hardware breakpoints that never fire) */
   criuNeedsFault: boolean
+  /** a CRIU of 4.2 or later, which saves TCP sockets on Linux 6.16 and later (trixie's 4.1 cannot) */
+  criuSockets: string
 }
 
 let cached: TestHost | undefined
@@ -43,6 +45,7 @@ export function testHost(): TestHost {
     criu: env.BERTH_TEST_CRIU ?? '/usr/local/sbin/criu',
     criuPlain: env.BERTH_TEST_CRIU_PLAIN ?? '/usr/local/sbin/criu-plain',
     criuNeedsFault: env.BERTH_TEST_CRIU_NEEDS_FAULT === '1',
+    criuSockets: env.BERTH_TEST_CRIU_SOCKETS ?? '/usr/local/sbin/criu-sockets',
   }
   return cached
 }

@@ -53,6 +53,48 @@ export class LazyResume {
     return (r && /^why (.*)$/m.exec(r.stdout)?.[1]) || null
   }
 
+  /**
+   * Records on the pause, before Docker's start, that a lazy restore of `containerId` may be under
+   * way (null once its outcome is recorded): a Berth killed meanwhile follows it again when it
+   * starts (followLeft), so its checkpoint is removed only once the server says all memory is back.
+   */
+  mark(sessionId: string, seq: number, containerId: string | null): void {
+    const p = this.ctx.d.pauses.latest(sessionId)
+    if (p?.seq !== seq) return
+    const detail = { ...p.detail }
+    if (containerId) detail.lazyContainer = containerId
+    else delete detail.lazyContainer
+    this.ctx.d.pauses.update(sessionId, seq, { detail })
+  }
+
+  /** Removes the server's record of a lazy restore that is over (its work folder under /run/berth-lazy). */
+  async forget(server: string, containerId: string): Promise<void> {
+    await this.ctx.d.checkpoints
+      .runner(server)
+      .run(['lazy-forget', containerId])
+      .catch(() => undefined)
+  }
+
+  /**
+   * At start-up: lazy restores a Berth that stopped (or was killed) left unfollowed. One whose
+   * session runs (or failed: the server stopped it) is followed to its end as any other; one that
+   * never went through is over, its checkpoint whole for the next resume.
+   */
+  followLeft(): void {
+    const d = this.ctx.d
+    for (const row of d.sessionsRepo.inStates(['running', 'failed', 'paused'])) {
+      const pause = d.pauses.latest(row.id)
+      const containerId = typeof pause?.detail.lazyContainer === 'string' ? pause.detail.lazyContainer : null
+      if (!pause || !containerId || this.ctx.work.has(row.id)) continue
+      if (row.state === 'paused') {
+        this.mark(row.id, pause.seq, null)
+        void this.forget(row.server, containerId)
+      } else {
+        this.follow(row, pause, containerId)
+      }
+    }
+  }
+
   /** How the lazy restore of the container ends, waiting at most `limitSeconds` (null: not over yet). */
   async end(server: string, containerId: string, limitSeconds: number): Promise<LazyEnd | null> {
     const r = await this.ctx.d.checkpoints.runner(server).run(['lazy-wait', containerId, String(Math.ceil(limitSeconds))])
@@ -69,8 +111,13 @@ export class LazyResume {
    * session again, in full, from the checkpoint that was kept.
    */
   follow(row: SessionRow, pause: PauseRow, containerId: string): void {
-    void this.followPages(row, pause, containerId).catch((e: Error) =>
-      this.ctx.d.lifecycle.note(row.id, 'memory-back-unknown', { reason: oneSentence(e.message), outcome: 'the checkpoint is kept' }),
+    void this.followPages(row, pause, containerId).then(
+      // its outcome recorded: nothing of it is left on the server, nor to follow at the next start
+      () => {
+        this.mark(row.id, pause.seq, null)
+        return this.forget(row.server, containerId)
+      },
+      (e: Error) => this.ctx.d.lifecycle.note(row.id, 'memory-back-unknown', { reason: oneSentence(e.message), outcome: 'the checkpoint is kept' }),
     )
   }
 
@@ -80,6 +127,7 @@ export class LazyResume {
     let end: LazyEnd | null = null
     for (let i = 0; i < 3 && !end && !this.ctx.closing; i++) end = await this.end(row.server, containerId, limit)
     if (!end) {
+      if (this.ctx.closing) throw new Error('Berth stopped before all memory was back') // followed again at its next start
       d.lifecycle.note(row.id, 'memory-back-unknown', { reason: 'the lazy restore did not end in time', outcome: 'the checkpoint is kept' })
       return
     }

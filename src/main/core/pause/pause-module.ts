@@ -69,8 +69,12 @@ export function installPause(core: Core): PauseService {
           lastPass.set(s.name, Date.now())
           void service.reconcileServer(s.name, { complete: true }).catch(() => undefined)
         })
-        // pauses that were not durable yet when Berth stopped
-        void service.reconcileAll().catch(() => undefined)
+        // pauses that were not durable yet when Berth stopped, then the lazy restores it left
+        // unfollowed (their checkpoints go only once all memory is back)
+        void service
+          .reconcileAll()
+          .catch(() => undefined)
+          .then(() => service.followLazyLeft())
       },
       stop() {
         if (timer) clearInterval(timer)

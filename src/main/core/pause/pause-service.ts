@@ -18,6 +18,7 @@ import { nextTurn, Pausing, type PauseRequest } from './pausing'
 import { Reconciling } from './reconciling'
 import { Resuming, type ResumeCause } from './resuming'
 import { SessionWork } from './session-work'
+import { resumeInWakeOrder } from './wake-order'
 import { FreezeBatch } from './freeze-batch'
 import { atDeadline } from './deadline-answer'
 import { freezeAllArgs, parseFreezeAll, type FreezeMember } from '../engines/server-script/freeze-all'
@@ -33,6 +34,8 @@ export interface PauseApi {
   pause(ref: string, req?: PauseRequest): Promise<PauseResult>
   pauseAll(req?: PauseRequest & { filter?: (row: SessionRow) => boolean }): Promise<PauseAllResult>
   resume(ref: string, opts?: { cause?: ResumeCause; op?: string | undefined }): Promise<ResumeResult>
+  /** Resumes several sessions at once in wake order (wake-order.ts): the one the user looks at first. */
+  resumeMany(ids: string[], opts?: { cause?: ResumeCause }): Promise<Map<string, PromiseSettledResult<ResumeResult>>>
   /** Resumes a session paused by idleness or the sleep policy; null when it is not paused that way. */
   resumeIfAutoPaused(ref: string, cause: ResumeCause): Promise<ResumeResult | null>
   /** Waits until no pause or resume of the session is under way in this process. */
@@ -303,6 +306,13 @@ export class PauseService implements PauseApi {
     }
   }
 
+  async resumeMany(ids: string[], opts: { cause?: ResumeCause } = {}): Promise<Map<string, PromiseSettledResult<ResumeResult>>> {
+    return await resumeInWakeOrder(
+      ids.map((id) => ({ id, lastUsedMs: this.lastUsed.of(id) })),
+      (id) => this.resume(id, opts),
+    )
+  }
+
   async resumeIfAutoPaused(ref: string, cause: ResumeCause): Promise<ResumeResult | null> {
     let row = this.ctx.d.sessions.resolve(ref)
     const current = this.ctx.work.get(row.id)
@@ -329,6 +339,11 @@ export class PauseService implements PauseApi {
 
   reconcileAll(opts: { complete?: boolean } = {}): Promise<number> {
     return this.reconciling.reconcileAll(opts)
+  }
+
+  /** Follows the lazy restores a stopped (or killed) Berth left to their end (lazy-resume.ts). */
+  followLazyLeft(): void {
+    this.resuming.followLazyLeft()
   }
 
   async settled(sessionId: string): Promise<void> {

@@ -19,6 +19,7 @@ import { containerOf } from '../sessions/container-spec'
 import { DEFAULT_MIBPS, DEFAULT_OVERHEAD_MS, DISK_MS, estimateMs, planDumps, type PlannedDump, type ServerRate } from './pause-planner'
 import type { Work } from './session-work'
 import type { BatchFreeze, FreezeGate } from './freeze-batch'
+import { DumpProgress } from './dump-progress'
 
 export interface PauseRequest {
   /** return once the pause is durable (fsync'd on the server, committed in the store) */
@@ -44,12 +45,6 @@ export interface PauseRequest {
 }
 
 type Paused = Extract<PauseResult, { paused: true }>
-
-/** What the progress of a pause's memory dump has shown: whether it is under way, and its last figure. */
-interface DumpShown {
-  writing: boolean
-  bytes: number
-}
 
 /** How much sooner than the core the server must be done: its last lines crossing to the core. */
 const JOB_MARGIN_MS = 250
@@ -132,7 +127,7 @@ export class Pausing {
         ...(plan ? [`budget=${plan.budgetMs}`, `estimate=${plan.estimateMs}`, ...this.rateOptions(row.server), `turn=${req.turn ?? nextTurn()}`] : []),
       ]
       const args = ['pause', containerId, pause.snapshot, requested, method, pauseImage(row.id, pause.snapshot), ...options, '--', ...facts]
-      const dump: DumpShown = { writing: false, bytes: 0 }
+      const dump = new DumpProgress(progress, row.name, pause.detail)
       o = await jobFollower(this.ctx, row)(pause.job, args, (l) => this.onLine(row.id, pause, l, w, t0, progress, row.name, dump), { limitSeconds: deadlineMs / 1000 + 30 })
     } finally {
       release()
@@ -201,34 +196,17 @@ export class Pausing {
   }
 
   /** The job's stages: frozen (paused, not durable yet), stopped MODE, a dump's figures. */
-  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>, name: string, dump: DumpShown): void {
+  private onLine(id: string, pause: PauseRow, l: JobLine, w: Work, t0: number, progress: ReturnType<typeof progressOf>, name: string, dump: DumpProgress): void {
     const d = this.ctx.d
     if (l.kind === 'fallback') {
       pause.fallback = l.text
       d.pauses.update(id, pause.seq, { fallback: l.text })
       return
     }
-    // the memory dump: what it is about to write, then what it wrote (the progress bar shows one against the other)
-    if (l.kind === 'metric' && l.name === 'expect' && l.values.length >= 1) {
-      pause.detail.expectBytes = l.values[0]!
-      Object.assign(dump, { writing: true, bytes: 0 })
-      progress.bytes('memory', `writing the memory of ${name}`, 0, l.values[0]! || null, true)
-      return
-    }
-    // while it writes, the bytes so far (sampled on the server): shown only, never recorded, and only
-    // forward (a late sample after the dump's end, or one smaller than the last, moves nothing)
-    if (l.kind === 'written') {
-      if (!dump.writing || l.bytes <= dump.bytes) return
-      dump.bytes = l.bytes
-      const expected = typeof pause.detail.expectBytes === 'number' ? pause.detail.expectBytes : 0
-      progress.bytes('memory', `writing the memory of ${name}`, l.bytes, Math.max(expected, l.bytes) || null)
-      return
-    }
+    // the memory dump: what it is about to write, what it wrote so far, what it wrote (dump-progress.ts)
+    if (dump.see(l)) return
     if (l.kind === 'metric' && l.name === 'dump' && l.values.length >= 2) {
-      dump.writing = false
       d.checkpoints.recordDump(pause.server, l.values[0]!, l.values[1]!)
-      const expected = typeof pause.detail.expectBytes === 'number' ? pause.detail.expectBytes : null
-      progress.bytes('memory', `memory of ${name} written; making it durable`, l.values[1]!, expected ?? (l.values[1]! || null), true)
       return
     }
     if (l.kind !== 'stage') return

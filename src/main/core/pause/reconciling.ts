@@ -7,7 +7,8 @@ import { pauseJobResult } from '../engines/server-script/job-protocol'
 import { nowIso } from '../store/database'
 import type { PauseRow } from '../store/pauses-repo'
 import type { SessionRow } from '../store/sessions-repo'
-import { jobFollower, msSince, shownName, str, type PauseContext } from './pause-context'
+import { jobFollower, msSince, progressOf, shownName, str, type PauseContext } from './pause-context'
+import { DumpProgress } from './dump-progress'
 import { containerOf } from '../sessions/container-spec'
 import { nextTurn, type Pausing } from './pausing'
 import type { Resuming } from './resuming'
@@ -73,18 +74,28 @@ export class Reconciling {
     const job = `${row.id}-c${pause.seq}-${randomBytes(3).toString('hex')}`
     d.pauses.update(row.id, pause.seq, { detail: { ...pause.detail, completeJob: job } })
     const args = ['complete', containerOf(row), pause.snapshot, support.method ?? 'docker', `deadline=${COMPLETE_DEADLINE_MS}`, `turn=${nextTurn()}`]
+    // the user sees this dump as they see a pause's: its stage, and the bytes written against the expected size
+    const progress = progressOf(this.ctx, undefined, row)
+    progress.stage('pause', `writing the memory of ${row.name}, frozen on ${row.server}`)
+    const dump = new DumpProgress(progress, row.name, { ...pause.detail })
     const o = await jobFollower(this.ctx, row)(job, args, (l) => {
+      if (dump.see(l)) return
       if (l.kind === 'metric' && l.name === 'dump' && l.values.length >= 2) d.checkpoints.recordDump(pause.server, l.values[0]!, l.values[1]!)
     }, { limitSeconds: COMPLETE_DEADLINE_MS / 1000 + 30 })
-    if (!o.followed) throw new BerthError('unreachable', `lost the connection to ${row.server} while writing the memory of ${row.name}`)
+    if (!o.followed) {
+      progress.done('pause', `lost the connection to ${row.server} while writing the memory of ${row.name}`)
+      throw new BerthError('unreachable', `lost the connection to ${row.server} while writing the memory of ${row.name}`)
+    }
     const r = o.rc === 0 ? pauseJobResult(o) : undefined
     if (r && 'value' in r && r.value.mode === 'memory') {
       await this.pausing.finish(row.id, { ...pause, detail: { ...pause.detail, pending: null } }, o, undefined, t0)
       d.lifecycle.note(row.id, 'pause-completed', { snapshot: shownName(pause), ms: msSince(t0) })
+      progress.done('pause', `${row.name} is paused (memory, durable)`)
       return
     }
     const reason = (r && 'value' in r ? r.value.fallback : undefined) ?? o.error ?? 'the memory checkpoint did not complete'
     d.pauses.update(row.id, pause.seq, { detail: { ...pause.detail, completeFailed: reason } })
+    progress.done('pause', `the memory of ${row.name} stays frozen on ${row.server}: ${reason}`)
     throw new BerthError('checkpoint', `the memory of ${row.name} stays frozen on ${row.server}: ${reason}`)
   }
 

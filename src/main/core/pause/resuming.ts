@@ -62,6 +62,7 @@ export class Resuming {
     const lazy = mode === 'memory' && !!pause?.checkpoint && this.lazy.settings.on
     if (lazy) lazyWhy = await this.lazy.arm(row.server, containerId, checkpoint)
     const armed = lazy && lazyWhy === null
+    if (armed && pause) this.lazy.mark(row.id, pause.seq, containerId)
     try {
       const restored = await resumeDirect(d.engines, d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split')
       if (restored) direct = await this.finish(row.id, pause, directOutcome(restored, msSince(t0)), t0, undefined, armed)
@@ -73,6 +74,8 @@ export class Resuming {
     if (armed && !direct) {
       // Docker did not restore through the armed path: nothing lazy may linger for the job's restore
       lazyWhy = (await this.lazy.disarm(row.server, containerId)) ?? 'the restore through Docker did not start'
+      if (pause) this.lazy.mark(row.id, pause.seq, null)
+      void this.lazy.forget(row.server, containerId)
     }
     if (direct?.resumed && pause && armed) {
       direct.lazy = true
@@ -87,6 +90,11 @@ export class Resuming {
   }
 
   /** `lazy`: the memory is still arriving; the pause's artefacts stay until it is all in (lazy-resume.ts). */
+  /** At start-up: follows the lazy restores a stopped Berth left (lazy-resume.ts). */
+  followLazyLeft(): void {
+    this.lazy.followLeft()
+  }
+
   async finish(id: string, pause: PauseRow | undefined, o: JobOutcome, t0: number, startedAs?: PauseMode, lazy = false): Promise<ResumeResult> {
     const d = this.ctx.d
     const row = d.sessionsRepo.get(id)!

@@ -83,15 +83,15 @@ export class PowerService {
     const resumed: PowerEventResult['resumed'] = []
     if (resumeOnWake) {
       const rows = this.d.sessions.inStates(['paused']).filter((r) => r.pausedBy === 'policy')
-      await Promise.all(
-        rows.map(async (r) => {
-          try {
-            resumed.push({ id: r.id, name: r.name, result: await this.d.pause.resume(r.id, { cause: 'wake' }) })
-          } catch (e) {
-            resumed.push({ id: r.id, name: r.name, error: toErrorBody(e) })
-          }
-        }),
+      // the session the user looks at first, the others once it runs
+      const results = await this.d.pause.resumeMany(
+        rows.map((r) => r.id),
+        { cause: 'wake' },
       )
+      for (const r of rows) {
+        const x = results.get(r.id)!
+        resumed.push(x.status === 'fulfilled' ? { id: r.id, name: r.name, result: x.value } : { id: r.id, name: r.name, error: toErrorBody(x.reason) })
+      }
     }
     const inhibitor = this.d.holdInAdvance && policy !== 'nothing' ? await this.d.inhibitor.take() : this.d.inhibitor.state
     return { event: 'resume', policy, paused: [], resumed, reconciled, inhibitor, ms: Math.round(performance.now() - t0) }

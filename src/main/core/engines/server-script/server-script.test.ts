@@ -117,6 +117,47 @@ kill "$client"
     expect(after('ended-at-deadline')).toBeLessThan(2000)
   }, 60_000)
 
+  it("samples Docker's own dump from the folder its runc names, then Docker's copy, and stops with the client", () => {
+    const lib = SERVER_SCRIPT_PARTS.filter(([f]) => f !== 'main.sh')
+      .map(([, t]) => t)
+      .join('')
+    const root = join(dir, 'docker-root')
+    const cid = 'c'.repeat(64)
+    const images = join(dir, 'ctd-checkpoint123')
+    const final = join(root, 'containers', cid, 'checkpoints', 'snap.pause_v1')
+    mkdirSync(images)
+    mkdirSync(final, { recursive: true })
+    const driver = `${lib}
+# the container's shim: its init (a sleep) and the runc that checkpoints it, named as containerd names it
+( sleep 9 & echo $! > "${dir}/init.pid"; sh -c 'sleep 9; :' runc --root /run/x checkpoint --image-path "${images}" --work-path /run/w "${cid}" & echo $! > "${dir}/runc.pid"; wait ) > /dev/null 2>&1 & shim=$!
+# a runc of another container beside it, whose folder must not be read
+( sh -c 'sleep 9; :' runc checkpoint --image-path /etc "${'d'.repeat(64)}" & echo $! > "${dir}/other.pid"; wait ) > /dev/null 2>&1 & other=$!
+sleep 0.3; read -r init < "${dir}/init.pid"
+sleep 9 > /dev/null 2>&1 & client=$!
+# CRIU writes 6 MiB into runc's folder, then Docker copies 7 MiB into the checkpoint
+( i=0; while [ $i -lt 6 ]; do head -c 1048576 /dev/zero >> "${images}/pages-1.img"; sleep 0.1; i=$((i + 1)); done
+  i=0; while [ $i -lt 7 ]; do head -c 1048576 /dev/zero >> "${final}/pages-1.img"; sleep 0.1; i=$((i + 1)); done ) &
+now_ms; cmd_root_sample_docker_dump x "${cid}" "${root}" snap.pause_v1 "$init" "$client" $(( NOW + 60000 )) & sampler=$!
+sleep 2.2; kill "$client"; now_ms; t=$NOW
+wait "$sampler"; now_ms; echo "ended-with-client $(( NOW - t ))"
+# bad arguments are refused
+cmd_root_sample_docker_dump x "${cid}" "${root}" ../x 1 1 1; echo "refused $?"
+read -r runc < "${dir}/runc.pid"; read -r o < "${dir}/other.pid"
+kill "$init" "$runc" "$o" "$shim" "$other" 2>/dev/null
+`
+    const r = spawnSync('dash', ['-c', driver], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: dir, BERTH_HOME_ID: 'unit' }, timeout: 20_000 })
+    const lines = r.stdout.trim().split('\n')
+    const bytes = lines.filter((l) => l.startsWith('written ')).map((l) => parseJobLine(l)).map((l) => (l?.kind === 'written' ? l.bytes : -1))
+    // figures from runc's folder first, then Docker's copy beyond them, each larger than the last
+    expect(bytes.length, r.stdout + r.stderr).toBeGreaterThanOrEqual(3)
+    expect(bytes.every((b, i) => b > 0 && (i === 0 || b > bytes[i - 1]!)), r.stdout).toBe(true)
+    expect(bytes.some((b) => b <= 6 * 1048576), r.stdout).toBe(true)
+    expect(Math.max(...bytes), r.stdout).toBeGreaterThan(6 * 1048576)
+    expect(Math.max(...bytes)).toBeLessThanOrEqual(7 * 1048576 + 65536)
+    expect(Number(lines.find((l) => l.startsWith('ended-with-client'))?.split(' ')[1])).toBeLessThan(1000)
+    expect(lines).toContain('refused 2')
+  }, 60_000)
+
   it('refuses job names and arguments that could reach a path unchecked', () => {
     expect(run(['detach', '../escape', 'probe']).stdout).toContain('error not a job name')
     expect(run(['start', 'unit-job-3', '--limit', 'soon', 'probe']).stdout).toContain('error not a number of seconds')

@@ -130,6 +130,50 @@ sample_dump() {
 }
 dump_sampler_stop() { [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null; sampler=; return 0; }
 
+# runc_image_path SHIM CID: IMAGES, the folder the runc checkpointing CID writes CRIU's images to
+# (Docker's own checkpoint: a temporary folder containerd made), read from the command line of the
+# shim's child that runs `runc ... checkpoint --image-path DIR ... CID`. containerd wrote that line,
+# not the session; the folder is still only taken when it is a plain absolute path.
+runc_image_path() {
+  IMAGES=
+  for rp in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    rp_dir=$(tr '\0' '\n' < "/proc/$rp/cmdline" 2>/dev/null | awk -v id="$2" '
+      prev == "--image-path" { dir = $0 } $0 == "checkpoint" { cp = 1 } { prev = $0; last = $0 }
+      END { if (cp && last == id && dir != "") print dir }')
+    case $rp_dir in /*) ;; *) continue ;; esac
+    case $rp_dir in *[!A-Za-z0-9/._-]*|*..*) continue ;; esac
+    IMAGES=$rp_dir; return 0
+  done
+  return 1
+}
+
+# root-sample-docker-dump CID ROOT NAME PID CLIENT DEADLINE_MS: Docker's own checkpoint's
+# "written BYTES" (the fast path's are sample_dump's): every 250 ms while CLIENT (the docker CLI
+# that asked for it) runs, what the dump has written so far: CRIU's images in the folder runc writes
+# them to, then Docker's copy of them into checkpoint NAME, the larger of the two. It only reads those
+# folders, so it never holds up the dump; it ends by itself once CLIENT is gone or DEADLINE_MS
+# (uptime) has passed. Prints only figures larger than the last.
+cmd_root_sample_docker_dump() {
+  shift; id=$1 root=$2 name=$3 pid=$4 client=$5 until=$6
+  checkpoint_args_ok "$id" "$root" "$name" || return 2
+  is_uint "$pid" && is_uint "$client" && is_uint "$until" || return 2
+  ppid_of "$pid" || return 0
+  sd_shim=$PP sd_final=$root/containers/$id/checkpoints/$name sd_last=0 IMAGES=
+  while :; do
+    sleep 0.25
+    kill -0 "$client" 2>/dev/null || return 0
+    now_ms; [ "$NOW" -lt "$until" ] || return 0
+    [ -n "$IMAGES" ] || runc_image_path "$sd_shim" "$id"
+    sd_b=0
+    for sd_d in $IMAGES "$sd_final"; do
+      [ -d "$sd_d" ] || continue
+      sd_n=$(du -sb "$sd_d" 2>/dev/null); sd_n=${sd_n%%[!0-9]*}
+      [ "${sd_n:-0}" -gt "$sd_b" ] && sd_b=$sd_n
+    done
+    if [ "$sd_b" -gt "$sd_last" ]; then echo "written $sd_b"; sd_last=$sd_b; fi
+  done
+}
+
 # root-checkpoint CID ROOT NAME PID BUDGET_MS PAUSED [SYNC_PATH...]: a CRIU dump through containerd's
 # own client, which writes the images straight to disk (Docker's API copies them through
 # containerd's content store: 10x slower and never fsync'd). A dump still running after BUDGET_MS

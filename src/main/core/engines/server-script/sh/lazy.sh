@@ -53,6 +53,14 @@ cmd_lazy_stop() {
   can_root 2>/dev/null || fail "the root helper cannot start on this server"
   as_root root-lazy-stop "$CID"
 }
+# lazy-forget C: removes the record of C's lazy restore once it is over and the core has read its
+# outcome ("forgot 1"); one still under way is left alone ("forgot 0")
+cmd_lazy_forget() {
+  shift; inspect_container "$1" || { echo "forgot 0"; return 0; }
+  [ -d "$LAZY_DIR/$CID" ] || { echo "forgot 0"; return 0; }
+  can_root 2>/dev/null || fail "the root helper cannot start on this server"
+  as_root root-lazy-forget "$CID"
+}
 
 # lazy_hold_off LIMIT_MS: a dump holds the lock shared on fd 8 while it runs, so that no lazy
 # restore's config is in place when its CRIU reads it (`lazy-pages` would make the dump wait for a
@@ -95,21 +103,27 @@ cmd_root_lazy_arm() {
   lazy_conf_clean
   w=$LAZY_DIR/$id
   if [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null; then echo "why a lazy restore of this container is still under way"; return 0; fi
-  rm -rf "$w"
+  lazy_remove_work "$w"
   if ! mkdir -p "$w" "${LAZY_CONF%/*}" || ! chmod 755 "$LAZY_DIR" "$w"; then echo "why cannot write $w"; return 0; fi
   # exec, not a redirection of the call: dash keeps a copy of a redirected fd to restore it after
   # the call, and the keeper would hold the caller's stdout open for its whole life
   (exec </dev/null >"$w/keeper.log" 2>&1; lazy_keeper "$id" "$cpd" "$w" "$criu" "$deadline") &
-  echo $! > "$w/keeper"
+  kp=$!
+  echo "$kp" > "$w/keeper"
+  # the keeper bounds itself (5 s for its page server, 30 s for the lock: other lazy restores
+  # hold it a moment each); answered before the core restores at all: waited for, not skipped,
+  # since a restore in full while another's config is in place would read that config
   i=0
-  while [ $i -lt 300 ]; do
+  while [ $i -lt 2000 ]; do
     [ -e "$w/armed" ] && { echo "armed 1"; return 0; }
     [ -s "$w/result" ] && { echo "why $(sed 's/^failed //' "$w/result")"; return 0; }
     sleep 0.02; i=$((i + 1))
   done
-  kill_tree KILL "$(cat "$w/keeper")"
-  rm -f "$LAZY_CONF"
-  echo "why the lazy-pages daemon did not start within 6 s"
+  kill_tree KILL "$kp"
+  wait "$kp" 2>/dev/null
+  # only a config this keeper put there (another restore's, still read, stays)
+  lazy_conf_clean
+  echo "why the lazy restore was not ready within 40 s"
 }
 
 # lazy_give_up WHY: ends a lazy restore that cannot finish (the container's tasks first: once its
@@ -127,9 +141,8 @@ lazy_give_up() {
 lazy_keeper() {
   id=$1 cpd=$2 w=$3 criu=$4 deadline=$5
   now_ms; t0=$NOW
-  exec 9>"$LAZY_LOCK"
-  if ! flock -w 30 9; then echo "failed a dump or another lazy restore held CRIU's config for 30 s" > "$w/result"; return 0; fi
-  ( cd "$w" && exec "$criu" lazy-pages -D "$cpd" -W "$w" -o lazy.log -v2 ) 9>&- &
+  # the page server first, outside the lock: it reads only this checkpoint and its own work folder
+  ( cd "$w" && exec "$criu" lazy-pages -D "$cpd" -W "$w" -o lazy.log -v2 ) &
   lp=$!
   echo "$lp" > "$w/daemon"
   i=0
@@ -142,13 +155,21 @@ lazy_keeper() {
     fi
     sleep 0.02
   done
+  # the config is the one thing lazy restores (and dumps) share: held only while it is in place
+  exec 9>"$LAZY_LOCK"
+  if ! flock -w 30 9; then
+    kill -KILL "$lp" 2>/dev/null
+    echo "failed a dump or another lazy restore held CRIU's config for 30 s" > "$w/result"
+    return 0
+  fi
   printf 'lazy-pages\nwork-dir %s\n' "$w" > "$LAZY_CONF.berth" && mv "$LAZY_CONF.berth" "$LAZY_CONF"
   : > "$w/armed"
-  # The config is read more than once per restore (runc's CRIU calls before the restore itself log
-  # into the same file), so it stays until the restore has placed the memory ("nr_lazy", per
-  # process) or failed
+  # The config is read more than once per restore (runc's CRIU feature check logs into the same
+  # file before the restore itself), so it stays until the restore proper has read its options:
+  # "Reading image tree" is the restore's first step after them (criu/cr-restore.c), the only read
+  # that matters; or it failed
   i=0
-  while ! lazy_log_has 'nr_lazy|Error' "$w/restore.log" && [ $i -lt 1000 ] && kill -0 "$lp" 2>/dev/null; do sleep 0.02; i=$((i + 1)); done
+  while ! lazy_log_has 'Reading image tree|Error' "$w/restore.log" && [ $i -lt 1000 ] && kill -0 "$lp" 2>/dev/null; do sleep 0.02; i=$((i + 1)); done
   rm -f "$LAZY_CONF"
   exec 9>&-
   if [ ! -e "$w/restore.log" ]; then
@@ -210,6 +231,23 @@ lazy_kill_container() {
     return 0
   done
   return 1
+}
+# root-lazy-forget CID: the work folder of a lazy restore that is over: its result written (the
+# keeper's last act, after which it only exits: it may still be there a moment) or its keeper gone
+cmd_root_lazy_forget() {
+  shift; container_id_ok "$1" || return 2
+  w=$LAZY_DIR/$1
+  if [ ! -s "$w/result" ] && [ -s "$w/keeper" ] && kill -0 "$(cat "$w/keeper")" 2>/dev/null; then echo "forgot 0"; return 0; fi
+  lazy_conf_clean
+  lazy_remove_work "$w"
+  echo "forgot 1"
+}
+# lazy_remove_work DIR: a lazy restore's work folder, with what a CRIU killed half way through its
+# restore left mounted in it (its cgroup yard, .criu.cgyard.*, which it unmounts only at its end)
+lazy_remove_work() {
+  # shellcheck disable=SC2013 # one mount point a line; the deepest first
+  for m in $(awk -v w="$1/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null; done
+  rm -rf "$1"
 }
 # root-lazy-stop CID: the keeper, its daemon and the container's processes; "why TEXT" when the
 # lazy restore had failed (how the keeper ended it)

@@ -9,6 +9,7 @@ dispatch() {
     lazy-arm) cmd_lazy_arm "$@" ;;
     lazy-wait) cmd_lazy_wait "$@" ;;
     lazy-stop) cmd_lazy_stop "$@" ;;
+    lazy-forget) cmd_lazy_forget "$@" ;;
     after-restore) cmd_after_restore "$@" ;;
     checkpoint-create) cmd_checkpoint_create "$@" ;;
     checkpoint-live) cmd_checkpoint_live "$@" ;;
@@ -46,6 +47,7 @@ dispatch() {
     part-size) cmd_part_size "$@" ;;
     root-checkpoint) cmd_root_checkpoint "$@" ;;
     root-checkpoint-info) cmd_root_checkpoint_info "$@" ;;
+    root-sample-docker-dump) cmd_root_sample_docker_dump "$@" ;;
     root-dump-why) cmd_root_dump_why "$@" ;;
     root-checkpoint-live) cmd_root_checkpoint_live "$@" ;;
     root-set-hostname) cmd_root_set_hostname "$@" ;;
@@ -56,6 +58,7 @@ dispatch() {
     root-end-execs) cmd_root_end_execs "$@" ;;
     root-lazy-arm) cmd_root_lazy_arm "$@" ;;
     root-lazy-stop) cmd_root_lazy_stop "$@" ;;
+    root-lazy-forget) cmd_root_lazy_forget "$@" ;;
     root-end-runc) cmd_root_end_runc "$@" ;;
     root-freezer) cmd_root_freezer "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;
