@@ -3,10 +3,10 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { connectOrStart } from '../../src/main/doors/control-client'
 import { BerthHome, localDocker, ROOT, sleep, until } from '../support/berth'
+import { jobProcesses } from '../support/pauses'
 import { testHost } from '../support/testhost'
 import { counter, counterAtLeast, startViews, typeInView, viewShows } from '../support/views'
 import { execFile, execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 describe('pause and resume on the local engine', () => {
@@ -351,17 +351,3 @@ function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve) => execFile(cmd, args, { timeout: timeoutMs }, () => resolve()))
 }
 
-/** The processes of this Berth's server-script jobs still running on the laptop (its BERTH_HOME_ID in their environment). */
-function jobProcesses(homeId: string): string[] {
-  const out: string[] = []
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
-      if (!env.includes(`BERTH_HOME_ID=${homeId}`) || !env.some((e) => e.startsWith('BERTH_JOB='))) continue
-      out.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
-}

@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { connectOrStart, type ControlClient } from '../../src/main/doors/control-client'
 import { BerthHome, ROOT, until } from '../support/berth'
+import { jobProcesses, untilFrozenMemoryWritten } from '../support/pauses'
 import { testHost } from '../support/testhost'
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const MiB = 1048576
@@ -74,15 +74,7 @@ describe('the memory written, shown while a dump runs', () => {
     const { client, seen } = await watching(id)
     try {
       // once the lid-close window is long past, the next contact writes its memory
-      await until(
-        async () => {
-          await berth.json(['server', 'test', 'local'])
-          const s = await berth.json(['session', 'show', id])
-          return s.state === 'paused' && s.durable && s.mode === 'memory' ? s : undefined
-        },
-        'the frozen session to become a durable memory pause',
-        120_000,
-      ).catch(async (e: unknown) => {
+      await untilFrozenMemoryWritten(berth, id).catch(async (e: unknown) => {
         console.log(`the session's events: ${JSON.stringify(await berth.json(['session', 'events', id]))}`)
         throw e
       })
@@ -120,17 +112,3 @@ describe('the memory written, shown while a dump runs', () => {
   })
 })
 
-/** The processes of this Berth's server-script jobs still running on the laptop (its BERTH_HOME_ID in their environment). */
-function jobProcesses(homeId: string): string[] {
-  const out: string[] = []
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
-      if (!env.includes(`BERTH_HOME_ID=${homeId}`) || !env.some((e) => e.startsWith('BERTH_JOB='))) continue
-      out.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
-}

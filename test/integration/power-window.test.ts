@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BerthHome, until } from '../support/berth'
+import { untilFrozenMemoryWritten } from '../support/pauses'
 import { testHost } from '../support/testhost'
 
 const DROP_IN = '/etc/systemd/logind.conf.d/berth.conf'
@@ -84,15 +85,7 @@ describe('the sleep window', () => {
     const human = await berth.run(['pause', '--all', '--wait', '--deadline', '1'])
     expect(human.stdout).toMatch(/no running sessions to pause/)
     // once the lid-close window is long past, the next contact writes its memory
-    await until(
-      async () => {
-        await berth.json(['server', 'test', 'local'])
-        const s = await berth.json(['session', 'show', id])
-        return s.state === 'paused' && s.durable && s.mode === 'memory' ? s : undefined
-      },
-      'the frozen session to become a durable memory pause',
-      120_000,
-    )
+    await untilFrozenMemoryWritten(berth, id)
     const events = (await berth.json(['session', 'events', id])) as Array<{ kind: string }>
     expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['pause-pending', 'pause-completed', 'pause-durable']))
     expect(await berth.json(['resume', id])).toMatchObject({ resumed: true, mode: 'memory' })

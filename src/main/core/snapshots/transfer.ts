@@ -7,7 +7,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { BerthError, oneSentence } from '../../../shared/errors'
 import type { Checkpoints } from '../checkpoints/checkpoints'
-import { exitWords, type Engine } from '../engines/engine'
+import { exitWords, type Engine, type ShellProcess } from '../engines/engine'
 import { runnerFor } from '../engines/server-script/server-runner'
 import type { ProgressReporter } from '../progress'
 
@@ -125,7 +125,7 @@ export class Transfer {
     }
     const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
     if (srcCode !== 0 || dstCode !== 0) {
-      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))))
+      throw cut(source, target, label, new Error(oneSentence(Buffer.concat(errs).toString() || pairExitWords(src, srcCode, dst, dstCode))))
     }
     const size = Number(await this.runner(target).field(['part-size', targetFile], 'bytes', 'checking the received part', { again: true }))
     if (size !== staged.bytes) throw cut(source, target, label, new Error(`${size} of ${staged.bytes} bytes arrived`))
@@ -211,7 +211,7 @@ export async function streamParts(transfer: Transfer, checkpoints: Checkpoints, 
   const [srcCode, dstCode] = await Promise.all([src.exit, dst.exit])
   const got = fieldsOf(Buffer.concat(out).toString())
   if (srcCode !== 0 || dstCode !== 0) {
-    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || (srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())))
+    const why = got.get('error')?.[0] ?? oneSentence(Buffer.concat(errs).toString() || pairExitWords(src, srcCode, dst, dstCode))
     if (srcCode === null || dstCode === null) throw cut(source, target, req.label, new Error(why))
     throw new BerthError('transfer', `sending the ${req.label} to ${target.name} failed: ${why}`)
   }
@@ -230,4 +230,9 @@ function cut(source: Engine, target: Engine, label: string, e: unknown): BerthEr
     'unreachable',
     `sending the ${label} from ${source.name} to ${target.name} was cut (${oneSentence((e as Error).message)}); nothing changed on ${source.name}, and the next try continues where this one stopped`,
   )
+}
+
+/** How a source and target pair failed: the first of the two that did not exit 0. */
+function pairExitWords(src: ShellProcess, srcCode: number | null, dst: ShellProcess, dstCode: number | null): string {
+  return srcCode !== 0 ? exitWords(srcCode, src.ending()) : exitWords(dstCode, dst.ending())
 }

@@ -88,18 +88,22 @@ end_checkpoint() {
 # logs a harmless RLIMIT_NOFILE error first when it cannot raise its own limit), or the cause in
 # words when it is one Berth knows.
 dump_failure_why() {
-  if grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; then
+  if dump_hit_socket_option "$1"; then
     echo "this server's CRIU cannot save the session's network sockets (a server or a connection it holds) on Linux $(uname -r): from 6.16 the kernel refuses a socket option that CRIU before 4.2 reads"
     return 0
   fi
-  if grep -q "Can't get rlimit [0-9]*: Operation not permitted" "$1" 2>/dev/null; then
+  if dump_hit_rlimit "$1"; then
     echo "this server's CRIU cannot save processes that run as a user other than root (CRIU lacks the CAP_SYS_RESOURCE capability here, so the kernel refuses it their resource limits)"
     return 0
   fi
   grep -E 'Error|error' "$1" 2>/dev/null | grep -v 'RLIMIT_NOFILE' | head -n 1 | cut -c1-200
 }
 # dump_unsupported LOG: the dump failed on something no other way of dumping avoids on this server
-dump_unsupported() { grep -q -e "Can't get 1:16 opt: Operation not supported" -e "Can't get rlimit [0-9]*: Operation not permitted" "$1" 2>/dev/null; }
+dump_unsupported() { dump_hit_socket_option "$1" || dump_hit_rlimit "$1"; }
+# dump_hit_socket_option LOG: CRIU before 4.2 read a socket option Linux 6.16 and later refuse
+dump_hit_socket_option() { grep -q "Can't get 1:16 opt: Operation not supported" "$1" 2>/dev/null; }
+# dump_hit_rlimit LOG: the kernel refused CRIU another user's resource limits (no CAP_SYS_RESOURCE)
+dump_hit_rlimit() { grep -q "Can't get rlimit [0-9]*: Operation not permitted" "$1" 2>/dev/null; }
 # root-dump-why LOG: why the dump whose CRIU log is LOG failed (Docker names the log in its error,
 # in containerd's state, which only root reads); nothing when LOG is not such a log
 cmd_root_dump_why() {

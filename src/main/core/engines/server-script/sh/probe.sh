@@ -171,7 +171,7 @@ cmd_root_criu_diagnose() {
       case $rc in
         0) echo "diagnose $how ok" ;;
         137|124) echo "diagnose $how late" ;;
-        *) if grep -q "Can't get rlimit [0-9]*: Operation not permitted" "$d/dump.log" 2>/dev/null; then echo "diagnose $how rlimit"; else echo "diagnose $how fail"; fi ;;
+        *) if dump_hit_rlimit "$d/dump.log"; then echo "diagnose $how rlimit"; else echo "diagnose $how fail"; fi ;;
       esac
       kill_tree KILL "$victim"
       rm -rf "$d"
