@@ -13,8 +13,8 @@
 //                                    BENCH_SLOTS="1 2 4" for BENCH_PARTS="slots")
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, closeSync, cpSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { BerthHome } from '../test/support/berth'
 import { PrivateDockerd } from '../test/support/dockerd'
 import { PrivateSshd } from '../test/support/sshd'
@@ -72,7 +72,7 @@ async function pauseAll(
   const env = { ...opts.env }
   const berth = (args: string[]) => {
     const r = spawnSync(process.execPath, [cli, ...args], { env: home.env(env), encoding: 'utf8', timeout: 600_000 })
-    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
+    return { code: r.status ?? -1, signal: r.signal, error: r.error, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
   }
   const json = (args: string[]) => {
     const r = berth([...args, '--json'])
@@ -101,12 +101,18 @@ async function pauseAll(
     const t0 = performance.now()
     const r = berth(['pause', '--all', '--wait', ...(opts.deadline ? ['--deadline', String(opts.deadline)] : []), '--json'])
     const ms = performance.now() - t0
-    const out = JSON.parse(r.stdout || '{}') as { results?: Array<{ result?: { paused: boolean; durable?: boolean } }>; ms?: number; frozenMs?: number | null; durableMs?: number | null; deadlineMs?: number }
+    type Out = { results?: Array<{ result?: { paused: boolean; durable?: boolean } }>; ms?: number; frozenMs?: number | null; durableMs?: number | null; deadlineMs?: number }
+    let out: Out = {}
+    try {
+      out = JSON.parse(r.stdout || '{}') as Out
+    } catch {
+      // not JSON (a call killed half way, a crash's trace): said below as it came
+    }
     if (!out.results) {
-      // what the daemon said is kept for whoever reads the failure (the home goes)
-      const kept = mkdtempSync('/tmp/berth-bench-lid-logs-')
-      execFileSync('cp', ['-r', join(home.home, 'logs'), kept])
-      throw new Error(`pause --all failed (${cli}; the daemon's logs are in ${kept}): ${r.stdout || r.stderr}`)
+      // one line (the reader of a failed baseline sees its first line), the call's own words first
+      const said = `${r.stdout} ${r.stderr}`.replace(/\s+/g, ' ').trim() || 'nothing on stdout or stderr'
+      const how = r.error ? `${r.error.message}` : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`
+      throw new Error(`pause --all failed (${how}; ${cli}; the daemon's logs are in ${keepLogs(home.home)}): ${said}`)
     }
     // who was not paused by the deadline, and why, goes to stderr for whoever reads the figures
     for (const x of out.results as Array<{ name?: string; server?: string; error?: { message?: string }; result?: { paused: boolean; mode?: string; state?: string; fallback?: string } }>)
@@ -115,9 +121,7 @@ async function pauseAll(
       await new Promise((r) => setTimeout(r, 10_000))
       for (const x of out.results as Array<{ id: string; name?: string; result?: { paused: boolean } }>)
         if (!x.result?.paused) process.stderr.write(`events of ${x.name}: ${berth(['session', 'events', x.id]).stdout}\n`)
-      const kept = mkdtempSync('/tmp/berth-bench-lid-logs-')
-      execFileSync('cp', ['-r', join(home.home, 'logs'), kept])
-      process.stderr.write(`N = ${n}: the daemon's logs are in ${kept}\n`)
+      process.stderr.write(`N = ${n}: the daemon's logs are in ${keepLogs(home.home)}\n`)
     }
     const durable = out.results.filter((x) => x.result?.paused && x.result.durable).length
     const paused = out.results.filter((x) => x.result?.paused).length
@@ -125,6 +129,23 @@ async function pauseAll(
     return { ms, coreMs: out.ms ?? null, code: r.code, frozenMs: paused === n ? (out.frozenMs ?? null) : null, durableMs: out.durableMs ?? (durable === n && r.code === 0 ? ms : null), durable, paused, n, deadlineMs: out.deadlineMs ?? null }
   } finally {
     await home.cleanup()
+  }
+}
+
+/**
+ * Keeps a home's daemon logs (the home goes at the end of the run) and says where. Today's Berth
+ * writes them in HOME/logs; the baseline wrote HOME/daemon.log beside its database, and has no logs
+ * folder: what is kept is every log file in either place. Never throws: the failure it documents
+ * is what the reader needs, not this copy's.
+ */
+function keepLogs(home: string): string {
+  try {
+    const kept = mkdtempSync('/tmp/berth-bench-lid-logs-')
+    const logs = [join(home, 'logs'), ...readdirSync(home).filter((f) => /\.log(\.\d+)?$/.test(f)).map((f) => join(home, f))].filter((f) => existsSync(f))
+    for (const f of logs) cpSync(f, join(kept, basename(f)), { recursive: true })
+    return logs.length ? kept : `no log files (the home had ${readdirSync(home).join(', ') || 'nothing'})`
+  } catch (e) {
+    return `nowhere (keeping them failed: ${(e as Error).message})`
   }
 }
 
@@ -188,14 +209,14 @@ async function main(): Promise<void> {
       for (const k of slots) {
         const r = await pauseAll(current, n, { deadline: 120, beforePause: (json) => json(['settings', 'set', 'dumpsAtOnce', k]) })
         if (r.durableMs !== null) by.get(k)!.push(r.durableMs)
-        else process.stderr.write(`slots ${k}: not all durable (${r.durable} of ${n})\n`)
+        process.stderr.write(`slots ${k}, round ${i + 1}: ${r.durableMs !== null ? `all memory durable in ${s(r.durableMs)} s` : `not all durable (${r.durable} of ${n})`}\n`)
       }
     const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : null)
     const one = median(by.get(slots[0]!) ?? [])
     const srows: Array<Array<string | number>> = [[`N = ${n} x ${MIB} MiB, dumps at once per server`, 'all memory durable s (median)', `ratio to ${slots[0]} at once`, 'runs']]
     for (const k of slots) {
       const m = median(by.get(k)!)
-      srows.push([k, s(m), m !== null && one ? fmt(m / one) : '-', by.get(k)!.length])
+      srows.push([k, s(m), m !== null && one ? fmt(m / one) : '-', String(by.get(k)!.length)])
     }
     process.stdout.write(`${table(srows)}\n\n`)
   }
