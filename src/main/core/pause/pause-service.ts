@@ -197,7 +197,7 @@ export class PauseService implements PauseApi {
     const reachMs = Math.min(PAUSE_ALL_REACH_MS, deadlineMs)
     const reach = new Map<string, Promise<ErrorBody | null>>()
     for (const s of new Set(rows.map((r) => r.server))) reach.set(s, this.reachableWithin(s, reachMs))
-    // every dump planned up front: one at a time per server, servers side by side
+    // every dump planned up front: per server as many at once as dumpsAtOnce says, servers side by side
     const plans = new Map(this.plan(rows, deadlineMs, req.overflow ?? 'frozen').map((p) => [p.id, p]))
     const turns = new Map(rows.map((r) => [r.id, '']))
     for (const p of [...plans.values()].sort((a, b) => a.order - b.order)) turns.set(p.id, nextTurn())
