@@ -15,7 +15,7 @@ export const powerSettings = {
   pauseDeadlineSeconds: z.number().min(1).max(3600).nullable().default(null),
   /**
    * how many memory dumps a server writes at once during a lid-close pause; null: Berth's choice
-   * (the figure bench/lid-close measured best on a 2-core machine, see pause-planner.ts)
+   * (one: bench/lid-close measured no clear gain from two on a 2-core machine, see pause-planner.ts)
    */
   dumpsAtOnce: z.number().int().min(1).max(16).nullable().default(null),
   /**
