@@ -1,7 +1,7 @@
 // A developer's day in the UI, in a real browser engine (Debian's Chromium) against `berth serve`
 // on the real core and engines. Screenshots of each screen land in test-results/ui/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { axeWhenShown, loadAxe } from '../support/axe'
+import { axeViolations, axeWhenShown, loadAxe } from '../support/axe'
 import { BerthHome, until } from '../support/berth'
 import { activeTerminal, openBrowser, screenshot, serveUi, type Browser, type Served } from '../support/browser'
 import { ensureRendererBuilt } from '../support/renderer-build'
@@ -230,6 +230,34 @@ describe('the UI in Chromium', () => {
     await row.getByText(/ms · Docker/).waitFor({ timeout: 30_000 })
     expect(await row.locator('.fp').textContent()).toBe(h.officeFingerprint)
     await screenshot(page, '11-servers')
+  })
+
+  it("lists a session's detached jobs with their logs, and says where its replica is and how current", async () => {
+    const { page } = browser
+    // a build started from a script, detached from any terminal
+    const started = await berth.run(['exec', '--detach', 'e2e-dev', '--', 'sh', '-c', 'echo "built step 1"; echo "built step 2"; exit 3'])
+    expect(started.code).toBe(0)
+    const job = started.stdout.trim()
+    await until(async () => ((await berth.json(['jobs', 'e2e-dev']))[0]?.state === 'exited' ? true : undefined), 'the job to end', 30_000)
+    // a copy of the session on the office server, made after a durable pause
+    await berth.json(['session', 'set', 'e2e-dev', '--replicate-to', 'office'])
+    await berth.json(['pause', 'e2e-dev', '--wait', '--no-memory'], { timeoutMs: 180_000 })
+    await berth.json(['replica', 'sync', 'e2e-dev'], { timeoutMs: 300_000 })
+    await berth.json(['resume', 'e2e-dev'], { timeoutMs: 180_000 })
+
+    await page.keyboard.press('Control+1')
+    const row = page.locator(`tr[data-session="${sessionId}"]`)
+    await row.locator('[data-state="running"]').waitFor({ timeout: 30_000 })
+    await row.getByRole('button', { name: 'Open' }).click()
+    const jobs = page.getByRole('list', { name: 'session jobs' })
+    await jobs.getByText(/^exited 3 · .* · sh -c/).waitFor({ timeout: 15_000 })
+    await jobs.getByRole('button', { name: job }).click()
+    const log = page.getByLabel(`log of job ${job}`)
+    await until(async () => (/built step 1\nbuilt step 2/.test((await log.textContent()) ?? '') ? true : undefined), "the job's log to show", 15_000)
+    const replica = page.getByRole('region', { name: 'replica' })
+    await replica.getByText(/^disk copy on office of .+/).waitFor({ timeout: 15_000 })
+    await screenshot(page, '11b-jobs-and-replica')
+    expect(await axeViolations(page)).toEqual([])
   })
 
   it('shows the settings, the snapshots and the sessions list, and finishes the session', async () => {

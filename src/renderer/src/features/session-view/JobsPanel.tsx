@@ -61,7 +61,7 @@ export function JobsPanel({ sessionId, running }: { sessionId: string; running: 
   return (
     <>
       <h3>Jobs</h3>
-      <ul className="events" aria-label="session jobs">
+      <ul className="events jobs" aria-label="session jobs">
         {jobs.map((j) => (
           <li key={j.id}>
             <button className="small" aria-expanded={open === j.id} onClick={() => setOpen(open === j.id ? null : j.id)}>
