@@ -207,6 +207,51 @@ describe('resume with lazy pages', () => {
     }
   }, 300_000)
 
+  it("a restore in full started while another session's lazy resume has its options in CRIU's configuration waits for them to go, and restores in full, nothing lost", async () => {
+    criu.works()
+    // A: resumed lazily, its CRIU slow to start, so its options stay in /etc/criu/runc.conf a while;
+    // B: resumed in full meanwhile (lazy pages off), its view's shell holding a variable
+    const a = await json(['session', 'create', '--image', h.tinyImage, '--name', 'lazy-a'])
+    const b = await json(['session', 'create', '--image', h.baseImage, '--name', 'full-b'])
+    const aId = (await engine.docker().getContainer(a.containerId).inspect()).Id
+    const set = await run(['exec', b.id, '--', 'sh', '-c', `tmux new-session -d -s work && tmux send-keys -t work 'export KEPT=full-kept-7' Enter && sleep 0.5`])
+    expect(set.code).toBe(0)
+    for (const s of [a, b]) expect(await json(['pause', s.id, '--wait'], 180_000)).toMatchObject({ paused: true, mode: 'memory', durable: true })
+    const conf = '/etc/criu/runc.conf'
+    const lazyConf = () => existsSync(conf) && readFileSync(conf, 'utf8').includes('lazy-pages')
+    try {
+      criu.slowToStartFor(aId, 5000)
+      const lazyA = json(['resume', a.id])
+      await until(() => lazyConf() || undefined, "A's lazy options to be in CRIU's configuration", 30_000)
+      await json(['settings', 'set', 'lazyResume', 'false'])
+      // the configuration is watched while B resumes: B's restore may not start before it is gone
+      let goneAt = 0
+      const watch = (async () => {
+        while (lazyConf()) await sleep(10)
+        goneAt = Date.now()
+      })()
+      const fullB = await json(['resume', b.id])
+      const doneAt = Date.now()
+      await watch
+      expect(fullB).toMatchObject({ resumed: true, mode: 'memory' })
+      expect(fullB.lazy).toBeUndefined()
+      expect(fullB.fallback).toBeUndefined()
+      expect(goneAt).toBeGreaterThan(0)
+      expect(goneAt).toBeLessThanOrEqual(doneAt)
+      const kept = await run(['exec', b.id, '--', 'sh', '-c', `tmux send-keys -t work 'echo "v=$KEPT" > /tmp/kept' Enter; sleep 0.7; cat /tmp/kept`])
+      expect(kept.stdout.trim()).toBe('v=full-kept-7')
+      // A went on lazily, with its own page server, and all its memory came back
+      expect(await lazyA).toMatchObject({ resumed: true, mode: 'memory', lazy: true })
+      await until(async () => (await json<Event[]>(['session', 'events', a.id])).find((e) => e.kind === 'memory-back') ?? undefined, "A's memory to be back", 120_000)
+      expect(await json(['session', 'show', a.id])).toMatchObject({ state: 'running' })
+      expect(lazyConf()).toBe(false)
+    } finally {
+      criu.works()
+      await json(['settings', 'set', 'lazyResume', 'true'])
+    }
+    for (const s of [a, b]) await json(['finish', s.id, '--force'], 60_000).catch(() => undefined)
+  }, 300_000)
+
   it("a pause while a lazy resume holds CRIU's configuration keeps its deadline", async () => {
     criu.works()
     const small = await json(['session', 'create', '--image', h.tinyImage, '--name', 'small'])

@@ -53,6 +53,23 @@ export class CriuSwitch {
     )
   }
 
+  /**
+   * CRIU works, but the first one runc starts to restore container `id` (full id) waits `ms` before
+   * it starts: a lazy resume of that container keeps its options in CRIU's config that long.
+   */
+  slowToStartFor(id: string, ms: number): void {
+    const once = join(this.dir, 'slowed')
+    rmSync(once, { force: true })
+    this.set(
+      [
+        `case "$(tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null)" in`,
+        `  *" restore "*${id}*) [ -e ${once} ] || { : > ${once}; sleep ${ms / 1000}; } ;;`,
+        'esac',
+        `exec ${testHost().criu} "$@"`,
+      ].join('\n'),
+    )
+  }
+
   /** the pid of the last page server started through holdsPages() */
   lazyPagesPid(): number {
     return Number(readFileSync(join(this.dir, 'lazy-pages.pid'), 'utf8').trim())

@@ -5,6 +5,7 @@
 import type { PauseMode } from '../../../shared/models'
 import type { Checkpoints } from '../checkpoints/checkpoints'
 import type { EngineRegistry } from '../engines/engine-registry'
+import { holdCriu, type CriuHold } from '../checkpoints/criu-hold'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -33,6 +34,27 @@ export async function resumeDirect(
   mode: PauseMode,
   checkpoint: string,
   splitLayout: boolean,
+  opts: { lazyArmed?: boolean } = {},
+): Promise<PauseMode | null> {
+  // a restore in full holds the server's CRIU lock (criu-hold.ts), asked for beside the inspects;
+  // an armed lazy restore is the one whose config is in place (its keeper holds the lock)
+  const hold = mode === 'memory' && !opts.lazyArmed ? holdCriu(checkpoints.runner(server)) : null
+  try {
+    return await restoreHeld(engines, checkpoints, server, containerId, mode, checkpoint, splitLayout, hold)
+  } finally {
+    void hold?.then((h) => 'release' in h && h.release())
+  }
+}
+
+async function restoreHeld(
+  engines: EngineRegistry,
+  checkpoints: Checkpoints,
+  server: string,
+  containerId: string,
+  mode: PauseMode,
+  checkpoint: string,
+  splitLayout: boolean,
+  hold: Promise<CriuHold> | null,
 ): Promise<PauseMode | null> {
   const c = engines.get(server).docker.getContainer(containerId)
   let info = await c.inspect()
@@ -55,6 +77,8 @@ export async function resumeDirect(
   }
   if (info.State.Running) return null
   if (mode === 'memory') {
+    // the server job waits for the lock again, and says why it could not have it
+    if (hold && 'why' in (await hold)) return null
     // dockerode sends options as the query and the body alike; Docker refuses a body on start
     const start = () => c.start({ _query: { checkpoint }, _body: {} } as object)
     try {

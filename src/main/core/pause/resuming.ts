@@ -64,7 +64,7 @@ export class Resuming {
     const armed = lazy && lazyWhy === null
     if (armed && pause) this.lazy.mark(row.id, pause.seq, containerId)
     try {
-      const restored = await resumeDirect(d.engines, d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split')
+      const restored = await resumeDirect(d.engines, d.checkpoints, row.server, containerId, mode, checkpoint, pause?.detail.layout === 'split', { lazyArmed: armed })
       if (restored) direct = await this.finish(row.id, pause, directOutcome(restored, msSince(t0)), t0, undefined, armed)
     } catch {
       // a dropped connection or an engine error: the server job below settles it; if it finds the

@@ -3,6 +3,7 @@
 // into a snapshot's holder container, and from there into any new container on the same server,
 // which then starts from it through the same restore path as a resume (with its honest fallback).
 import type { Checkpoints } from '../checkpoints/checkpoints'
+import { whileHeld } from '../checkpoints/criu-hold'
 import type { EngineRegistry } from '../engines/engine-registry'
 import type { PauseService } from '../pause/pause-service'
 import type { SessionRow } from '../store/sessions-repo'
@@ -50,14 +51,17 @@ export class MemoryParts {
   async restore(server: string, containerId: string, name: string): Promise<{ memory: boolean; note: string | null }> {
     const c = this.engines.get(server).docker.getContainer(containerId)
     try {
-      try {
-        await c.start({ _query: { checkpoint: name }, _body: {} } as object)
-      } catch (e) {
-        // Docker may re-upload a byte-identical tar its GC has not removed yet: a second later it works
-        if (!/already exists/i.test((e as Error).message)) throw e
-        await new Promise((r) => setTimeout(r, 1000))
-        await c.start({ _query: { checkpoint: name }, _body: {} } as object)
-      }
+      // not while a lazy resume's config is in place on that server (criu-hold.ts)
+      await whileHeld(this.checkpoints.runner(server), async () => {
+        try {
+          await c.start({ _query: { checkpoint: name }, _body: {} } as object)
+        } catch (e) {
+          // Docker may re-upload a byte-identical tar its GC has not removed yet: a second later it works
+          if (!/already exists/i.test((e as Error).message)) throw e
+          await new Promise((r) => setTimeout(r, 1000))
+          await c.start({ _query: { checkpoint: name }, _body: {} } as object)
+        }
+      })
       if ((await c.inspect()).State.Running) return { memory: true, note: null }
     } catch {
       // the server job below knows the remedies

@@ -62,25 +62,65 @@ cmd_lazy_forget() {
   as_root root-lazy-forget "$CID"
 }
 
-# lazy_hold_off LIMIT_MS: a dump holds the lock shared on fd 8 while it runs, so that no lazy
-# restore's config is in place when its CRIU reads it (`lazy-pages` would make the dump wait for a
-# page client). A lazy restore holds the lock only until its CRIU has placed the memory (a second,
-# at most 20 s); the dump waits for it at most LIMIT_MS (part of the dump's own budget: a pause
-# before the lid closes keeps its deadline), and fails (1) if that restore's config is still there.
+# lazy_hold_off LIMIT_MS: every other dump and restore holds the lock shared on fd 8 while it runs,
+# so that no lazy restore's config is in place when its CRIU reads it (`lazy-pages` would make a
+# dump wait for a page client, and a restore in full hand its memory to another session's page
+# server). A lazy restore holds the lock only until its CRIU has read the config (a second, at most
+# 20 s); the caller waits for it at most LIMIT_MS (part of a dump's own budget: a pause before the
+# lid closes keeps its deadline), and fails (1) if that restore's config is still there. The config
+# is the machine's (/etc/criu), whichever engine runs there: a server reached as a user holds the
+# same lock (the file root made, opened to read: flock needs no more).
 lazy_hold_off() {
   # (a redirection that fails ends a non-interactive sh when it is exec's: checked first)
-  [ -w "${LAZY_LOCK%/*}" ] || return 0
-  exec 8>"$LAZY_LOCK"
+  if [ -w "${LAZY_LOCK%/*}" ]; then
+    exec 8>"$LAZY_LOCK"
+  else
+    # made by root once per boot, before any lazy restore could need it (its keeper makes it too)
+    [ -e "$LAZY_LOCK" ] || as_root root-lazy-lock >/dev/null 2>&1
+    [ -r "$LAZY_LOCK" ] || return 0
+    exec 8<"$LAZY_LOCK"
+  fi
   command -v flock >/dev/null 2>&1 && flock -s -w "$(secs "$1")" 8
-  lazy_conf_clean
+  if [ "$UID_NOW" = 0 ]; then lazy_conf_clean
+  elif lazy_conf_stale; then as_root root-lazy-conf-clean >/dev/null 2>&1
+  fi
   ! lazy_conf_live
+}
+# root-lazy-lock: the lock file, for a user's restores to hold (see lazy_hold_off)
+cmd_root_lazy_lock() { [ -e "$LAZY_LOCK" ] || : >> "$LAZY_LOCK"; chmod 644 "$LAZY_LOCK"; }
+cmd_root_lazy_conf_clean() { lazy_conf_clean; }
+# lazy_conf_stale: a lazy restore's config is in place whose keeper is gone (or, to a user, cannot be
+# seen: root's processes answer kill -0 with EPERM, which says they exist)
+lazy_conf_stale() {
+  [ -e "$LAZY_CONF" ] || return 1
+  lc_w=$(sed -n 's/^work-dir //p' "$LAZY_CONF" 2>/dev/null)
+  case $lc_w in "$LAZY_DIR"/*) ;; *) return 1 ;; esac
+  ! lazy_conf_live
+}
+
+# criu-hold LIMIT_S: (streamed) a restore the core makes through the Docker API holds the lock as the
+# server's own do (lazy_hold_off): "held 1" once no lazy restore's config is in place (waited for at
+# most 30 s), else "why TEXT"; then held until the core closes stdin (its restore returned), or
+# LIMIT_S at most, whatever happens to the core.
+cmd_criu_hold() {
+  shift; limit=${1:-120}
+  is_uint "$limit" || limit=120
+  if ! lazy_hold_off 30000; then
+    echo "why a lazy resume on this server held CRIU's configuration for longer than 30 s"
+    return 0
+  fi
+  echo "held 1"
+  timeout -s KILL "$limit" sh -c 'read -r _' 8>&-
+  return 0
 }
 # lazy_conf_live: the config in place is a lazy restore's whose keeper runs
 lazy_conf_live() {
   [ -e "$LAZY_CONF" ] || return 1
   lc_w=$(sed -n 's/^work-dir //p' "$LAZY_CONF" 2>/dev/null)
   case $lc_w in "$LAZY_DIR"/*) ;; *) return 1 ;; esac
-  [ -s "$lc_w/keeper" ] && kill -0 "$(cat "$lc_w/keeper")" 2>/dev/null
+  [ -s "$lc_w/keeper" ] || return 1
+  lc_k=$(cat "$lc_w/keeper")
+  is_uint "$lc_k" && { kill -0 "$lc_k" 2>/dev/null || [ -d "/proc/$lc_k" ]; }
 }
 
 lazy_criu() { PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v criu 2>/dev/null; }

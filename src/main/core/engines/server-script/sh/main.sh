@@ -10,6 +10,7 @@ dispatch() {
     lazy-wait) cmd_lazy_wait "$@" ;;
     lazy-stop) cmd_lazy_stop "$@" ;;
     lazy-forget) cmd_lazy_forget "$@" ;;
+    criu-hold) cmd_criu_hold "$@" ;;
     after-restore) cmd_after_restore "$@" ;;
     checkpoint-create) cmd_checkpoint_create "$@" ;;
     checkpoint-live) cmd_checkpoint_live "$@" ;;
@@ -59,6 +60,8 @@ dispatch() {
     root-lazy-arm) cmd_root_lazy_arm "$@" ;;
     root-lazy-stop) cmd_root_lazy_stop "$@" ;;
     root-lazy-forget) cmd_root_lazy_forget "$@" ;;
+    root-lazy-lock) cmd_root_lazy_lock "$@" ;;
+    root-lazy-conf-clean) cmd_root_lazy_conf_clean "$@" ;;
     root-end-runc) cmd_root_end_runc "$@" ;;
     root-freezer) cmd_root_freezer "$@" ;;
     root-watch-freeze) cmd_root_watch_freeze "$@" ;;

@@ -436,6 +436,9 @@ cmd_resume() {
     fallback="the frozen memory is gone (the container is $STATUS: the server or its engine restarted)"
   elif [ "$mode" = memory ]; then
     ok=
+    # no lazy restore's config may be in place while this restore's CRIU reads it (lazy.sh): a
+    # restore in full would hand its memory to another session's page server
+    lazy_hold_off 30000 || fail "a lazy resume on this server held CRIU's configuration for longer than 30 s; still paused with its memory"
     err=$(docker start --checkpoint "$name" "$c" 2>&1)
     restarted "$c" && ok=1
     if [ -z "$ok" ]; then
@@ -448,6 +451,7 @@ cmd_resume() {
         as_root root-unfold "$CID" "$ROOT" "$name" && err=$(docker start --checkpoint "$name" "$c" 2>&1) && restarted "$c" && ok=1
       fi
     fi
+    exec 8>&-
     if [ -n "$ok" ]; then
       stage running
       emit "result {\"mode\":\"memory\"}"

@@ -93,7 +93,11 @@ probe_container() {
       *) echo "dump fail $(echo "$out" | awk '/^why / {sub(/^why /, ""); print; exit}')" ;;
     esac
   fi
-  if [ $rc = 0 ] && [ -z "${late:-}" ]; then
+  # as every restore: not while a lazy restore's config is in place (lazy.sh)
+  if [ $rc = 0 ] && [ -z "${late:-}" ] && ! lazy_hold_off $(( PROBE_RESTORE_S * 500 )); then
+    exec 8>&-
+    echo "restore fail a lazy resume on this server held CRIU's configuration for longer than the probe could wait"
+  elif [ $rc = 0 ] && [ -z "${late:-}" ]; then
     inspect_container "$pc"
     before=$STARTED
     now_ms; t=$NOW
@@ -104,6 +108,7 @@ probe_container() {
       sleep 0.05
     done
     wait "$client"; rc=$?
+    exec 8>&-
     now_ms; ms=$(( NOW - t ))
     inspect_container "$pc"
     if [ -n "$late" ]; then echo "restore late $ms"
