@@ -252,10 +252,7 @@ lazy_keeper() {
 # lazy_conf_clean: removes a config whose keeper is gone (killed with it in place): left there it
 # would make every later restore lazy, waiting for a daemon that does not exist
 lazy_conf_clean() {
-  [ -e "$LAZY_CONF" ] || return 0
-  lc_w=$(sed -n 's/^work-dir //p' "$LAZY_CONF" 2>/dev/null)
-  case $lc_w in "$LAZY_DIR"/*) ;; *) return 0 ;; esac
-  lazy_conf_live && return 0
+  lazy_conf_stale || return 0
   rm -f "$LAZY_CONF"
 }
 # lazy_log_has PATTERN LOG: a line of CRIU's log matches, CRIU's harmless RLIMIT_NOFILE error aside
